@@ -1,0 +1,124 @@
+"""The shared builder of ATen operator records.
+
+A family module describes only the semantic arguments of each overload (`self`, `dim`, ...);
+this builder reads the overloads from the live registry and sizes every `out=` buffer by running
+the native overload on meta tensors, so no out-shape rule is written twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+import torch
+
+from ..build import Sampler, build_cases, sample
+from ..spec import Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance
+from .schema import overloads
+
+
+def _blank(v: Any, device: str) -> Any:
+    if isinstance(v, TensorSpec):
+        if v.dist == "index":
+            return torch.zeros(v.shape, dtype=v.dtype, device=device)
+        return torch.empty(v.shape, dtype=v.dtype, device=device)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
+        return type(v)(_blank(x, device) for x in v)
+    return v
+
+
+def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str], dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    """Run the native overload on shape-only tensors; meta first, the CPU where a meta kernel is broken."""
+    for device in ("meta", "cpu"):
+        blanks = {k: _blank(v, device) for k, v in values.items()}
+        buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
+        args, kwargs = ov.split({**blanks, **buffers})
+        try:
+            ov.reference(*args, **kwargs)
+            return buffers
+        except (TypeError, RuntimeError, NotImplementedError):
+            if device == "cpu":
+                raise
+    raise AssertionError("unreachable")
+
+
+def _out_dtype(ov: Overload, values: dict[str, Any]) -> torch.dtype:
+    for key in ("dtype", "out_dtype"):
+        if isinstance(values.get(key), torch.dtype):
+            return values[key]
+    tensors = [v for v in values.values() if isinstance(v, TensorSpec) and (v.dtype.is_floating_point or v.dtype.is_complex)]
+    if not tensors:
+        tensors = [v for v in values.values() if isinstance(v, TensorSpec)]
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    for k, v in values.items():
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool) and k not in ("dim", "alpha"):
+            dtype = torch.result_type(torch.empty((), dtype=dtype), v)
+    return dtype
+
+
+def with_outputs(ov: Overload, s: Sample) -> Sample:
+    """Add the poisoned `out=` buffers an overload writes, sized as the native op would size them."""
+    outs = [p.name for p in ov.params if p.writes and p.kw_only and p.name not in s.values]
+    if not outs:
+        return s
+    values = dict(s.values)
+    dtype = _out_dtype(ov, values)
+    sized = _sized_outputs(ov, values, outs, dtype)
+    for name in outs:
+        values[name] = OutputSpec(tuple(sized[name].shape), sized[name].dtype)
+    return Sample(values=values, label=s.label)
+
+
+def dispatch_key(device: str) -> str:
+    return "CUDA" if device.startswith("cuda") else "CPU"
+
+
+def native_overload(device: str, ov: Overload) -> Any:
+    """The ATen kernel itself, when this torch build has one for the device."""
+    qualname = f"aten::{ov.name}"
+    if not torch._C._dispatch_has_computed_kernel_for_dispatch_key(qualname, dispatch_key(device)):
+        return None
+    op, _, name = ov.name.partition(".")
+    return getattr(getattr(torch.ops.aten, op), name or "default")
+
+
+def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
+                  tolerance: Tolerance = Tolerance(), notes: str = "",
+                  reference: dict[str, Any] | None = None) -> Operator:
+    """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
+    ovs = tuple(
+        replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
+    )
+    return Operator(
+        baseline=native_overload,
+        id=f"aten::{name}",
+        source="aten",
+        family=family,
+        doc=doc,
+        overloads=ovs,
+        cases=build_cases(ovs, sampler, with_outputs),
+        tolerance=tolerance,
+        notes=notes,
+    )
+
+
+def tensor_or_scalar(ov: Overload, name: str, spec: TensorSpec, scalar: float) -> Any:
+    """The value for an argument that is a Tensor in one overload and a Scalar in another."""
+    return scalar if ov.param(name).type == "Scalar" else spec
+
+
+def only_present(ov: Overload, values: dict[str, Any]) -> dict[str, Any]:
+    """Drop the values an overload has no parameter for (e.g. `dim` for `sum.default`)."""
+    names = {p.name for p in ov.params}
+    return {k: v for k, v in values.items() if k in names}
+
+
+def samples_of(ov: Overload, grid: Iterable[dict[str, Any]]) -> Iterable[Sample]:
+    seen: set[str] = set()
+    for values in grid:
+        s = sample(only_present(ov, values))
+        if s.label not in seen:
+            seen.add(s.label)
+            yield s

@@ -1,0 +1,64 @@
+"""ATen overloads read from the live schema registry, so the suite follows the installed torch."""
+
+from __future__ import annotations
+
+import torch
+
+from ..spec import Overload, Param
+
+
+def _type_name(arg: torch.Argument) -> str:
+    t = str(arg.real_type)
+    return t.replace("number", "Scalar")
+
+
+def _takes_or_returns_tensor(schema: torch.FunctionSchema) -> bool:
+    return any("Tensor" in str(a.real_type) for a in schema.arguments) or any(
+        "Tensor" in str(r.type) for r in schema.returns
+    )
+
+
+def func_name(op: str, overload: str) -> str:
+    """The candidate's Python name for an overload: `softmax.int` -> `softmax_int`."""
+    return f"{op}_{overload}" if overload else op
+
+
+def overloads(op: str) -> tuple[Overload, ...]:
+    """Every overload of `aten::op` that takes or returns a Tensor, `out=` forms included."""
+    schemas = torch._C._jit_get_schemas_for_operator(f"aten::{op}")
+    if not schemas:
+        raise KeyError(f"aten::{op} is not in this torch's schema registry")
+    packet = getattr(torch.ops.aten, op)
+    found = []
+    for s in schemas:
+        if not _takes_or_returns_tensor(s):
+            continue
+        ov_name = s.overload_name
+        params = tuple(
+            Param(
+                name=a.name,
+                type=_type_name(a),
+                kw_only=a.kwarg_only,
+                writes=bool(a.alias_info is not None and a.alias_info.is_write),
+                has_default=a.has_default_value(),
+                default=a.default_value if a.has_default_value() else None,
+            )
+            for a in s.arguments
+        )
+        alias = None
+        if len(s.returns) == 1 and s.returns[0].alias_info is not None:
+            ret_set = set(s.returns[0].alias_info.before_set)
+            for a in s.arguments:
+                if a.alias_info is not None and a.alias_info.is_write and ret_set & set(a.alias_info.before_set):
+                    alias = a.name
+        found.append(
+            Overload(
+                name=f"{op}.{ov_name}" if ov_name else op,
+                func_name=func_name(op, ov_name),
+                params=params,
+                signature=str(s).replace("aten::", "", 1),
+                reference=getattr(packet, ov_name or "default"),
+                returns_alias=alias,
+            )
+        )
+    return tuple(found)

@@ -1,0 +1,64 @@
+"""Helpers every source's families share: dtype sets, shape grids, labels, visibility."""
+
+from __future__ import annotations
+
+from itertools import cycle
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import torch
+
+from .spec import Case, Layout, OutputSpec, Overload, Sample, Size, TensorSpec
+
+FLOATS: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
+LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided", "expanded")
+
+Sampler = Callable[[Overload, Size], Iterable[Sample]]
+
+
+def describe_value(v: Any) -> str:
+    if isinstance(v, (TensorSpec, OutputSpec)):
+        return v.describe()
+    if isinstance(v, torch.dtype):
+        return str(v).replace("torch.", "")
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
+        return "[" + ", ".join(x.describe() for x in v) + "]"
+    return repr(v)
+
+
+def sample(values: Mapping[str, Any], *, hide: Sequence[str] = ()) -> Sample:
+    """A sample whose label lists every argument except the ones named in `hide`."""
+    label = ", ".join(f"{k}={describe_value(v)}" for k, v in values.items() if k not in hide)
+    return Sample(values=dict(values), label=label)
+
+
+def covering(shapes: Sequence[tuple[int, ...]], dtypes: Sequence[torch.dtype],
+             layouts: Sequence[Layout] = LAYOUTS) -> Iterator[tuple[tuple[int, ...], torch.dtype, Layout]]:
+    """Every shape with every dtype; layouts taken in turn, so each shows up without a full product.
+
+    Layouts that need two dimensions fall back to contiguous on smaller shapes.
+    """
+    lay = cycle(layouts)
+    for shape in shapes:
+        for dtype in dtypes:
+            layout = next(lay)
+            if len(shape) < 2 or 0 in shape:
+                layout = "contiguous" if layout in ("transposed", "expanded") else layout
+            if len(shape) == 0:
+                layout = "contiguous"
+            yield shape, dtype, layout
+
+
+def visibility(index: int) -> str:
+    """One case in three is public (shown in prompts and `verify --public`); the rest are hidden."""
+    return "public" if index % 3 == 0 else "hidden"
+
+
+def build_cases(overloads: Iterable[Overload], sampler: Sampler,
+                complete: Callable[[Overload, Sample], Sample] = lambda ov, s: s) -> tuple[Case, ...]:
+    cases: list[Case] = []
+    for ov in overloads:
+        for size in ("small", "large", "perf"):
+            for i, s in enumerate(sampler(ov, size)):
+                vis = "public" if size == "perf" else visibility(i)
+                cases.append(Case(ov.name, complete(ov, s), size, vis))
+    return tuple(cases)

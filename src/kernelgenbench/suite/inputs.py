@@ -1,0 +1,129 @@
+"""Turning declarative `TensorSpec`s into real tensors with the layouts the spec asks for.
+
+Values are drawn on the CPU from a seeded generator and then moved, so a case is the same on
+every device. Low-precision tensors are drawn in float32 and rounded, which keeps full mantissas.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import torch
+
+from .spec import OutputSpec, TensorSpec
+
+POISON_FLOAT = float("nan")
+POISON_INT = -0x5EED
+
+
+def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> torch.Tensor:
+    dt = spec.dtype
+    if spec.dist == "index":
+        return torch.randint(int(spec.low), int(spec.high), shape, generator=gen, dtype=torch.int64).to(dt)
+    if dt == torch.bool:
+        return torch.rand(shape, generator=gen) < 0.5
+    if not (dt.is_floating_point or dt.is_complex):
+        lo, hi = int(spec.low), int(spec.high)
+        return torch.randint(lo, max(hi, lo + 1), shape, generator=gen, dtype=torch.int64).to(dt)
+    real = torch.float64 if dt in (torch.float64, torch.complex128) else torch.float32
+
+    def one() -> torch.Tensor:
+        if spec.dist == "normal":
+            return torch.randn(shape, generator=gen, dtype=real)
+        if spec.dist == "unit":
+            return torch.rand(shape, generator=gen, dtype=real) * 2 - 1
+        lo, hi = spec.low, spec.high
+        if spec.dist == "positive":
+            lo, hi = (spec.low if spec.low > 0 else 0.1), (spec.high if spec.high > spec.low else 10.0)
+        return torch.rand(shape, generator=gen, dtype=real) * (hi - lo) + lo
+
+    if dt.is_complex:
+        return torch.complex(one(), one()).to(dt)
+    return one().to(dt)
+
+
+def make_tensor(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tensor:
+    shape = tuple(spec.shape)
+    if spec.layout == "contiguous" or len(shape) == 0:
+        return _draw(shape, spec, gen).to(device)
+    if spec.layout == "transposed":
+        if len(shape) < 2:
+            return _draw(shape, spec, gen).to(device)
+        swapped = shape[:-2] + (shape[-1], shape[-2])
+        return _draw(swapped, spec, gen).to(device).transpose(-1, -2)
+    if spec.layout == "strided":
+        wide = shape[:-1] + (shape[-1] * 2 + 1,)
+        return _draw(wide, spec, gen).to(device)[..., 1::2]
+    if spec.layout == "expanded":
+        base = (1,) + shape[1:]
+        return _draw(base, spec, gen).to(device).expand(shape)
+    raise ValueError(f"unknown layout {spec.layout!r}")
+
+
+def make_output(spec: OutputSpec, device: str) -> torch.Tensor:
+    return poisoned(spec.shape, spec.dtype, device)
+
+
+def poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tensor:
+    """A buffer whose every element is an obviously wrong value, so unwritten output fails."""
+    t = torch.empty(shape, dtype=dtype, device=device)
+    if dtype.is_floating_point or dtype.is_complex:
+        t.fill_(POISON_FLOAT)
+    elif dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(POISON_INT if dtype not in (torch.uint8, torch.int8) else 0x5A)
+    return t
+
+
+def materialize(values: Mapping[str, Any], seed: int, device: str) -> dict[str, Any]:
+    """Draw every tensor of a sample, in parameter order, from one generator seeded by `seed`."""
+    gen = torch.Generator().manual_seed(seed)
+    out: dict[str, Any] = {}
+    for name, v in values.items():
+        if isinstance(v, TensorSpec):
+            out[name] = make_tensor(v, gen, device)
+        elif isinstance(v, OutputSpec):
+            out[name] = make_output(v, device)
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
+            out[name] = type(v)(make_tensor(x, gen, device) for x in v)
+        else:
+            out[name] = v
+    return out
+
+
+def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep copies of every tensor, keeping strides (so layouts survive the copy)."""
+
+    def c(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            if v.numel() > 0 and 0 in v.stride():
+                base = v[tuple(slice(0, 1) if st == 0 else slice(None) for st in v.stride())]
+                return base.clone().expand(v.shape)
+            out = torch.empty_strided(v.size(), v.stride(), dtype=v.dtype, device=v.device)
+            out.copy_(v)
+            return out
+        if isinstance(v, (list, tuple)):
+            return type(v)(c(x) for x in v)
+        return v
+
+    return {k: c(v) for k, v in values.items()}
+
+
+def upcast_value(v: Any) -> Any:
+    """Float64 (complex128) versions of floating tensors and dtype arguments, for the reference."""
+    if isinstance(v, torch.Tensor):
+        if v.dtype.is_complex:
+            return v.to(torch.complex128)
+        if v.dtype.is_floating_point:
+            return v.to(torch.float64)
+        return v.clone()
+    if isinstance(v, torch.dtype):
+        if v.is_complex:
+            return torch.complex128
+        if v.is_floating_point:
+            return torch.float64
+        return v
+    if isinstance(v, (list, tuple)):
+        return type(v)(upcast_value(x) for x in v)
+    return v

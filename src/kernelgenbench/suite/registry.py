@@ -1,0 +1,99 @@
+"""Every operator by id. Specified operators are built on first use, per source.
+
+Views: MS is all 210 operators; MC is the 110 ATen operators, run on every platform.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .catalog import NAMES
+from .spec import SOURCES, Operator
+
+VIEWS: dict[str, tuple[str, ...]] = {"MS": SOURCES, "MC": ("aten",)}
+
+
+class UnknownOperator(KeyError):
+    """An id that is not one of the benchmark's 210 operators."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    source: str
+    name: str
+    specified: bool
+
+
+def all_ids(source: str | None = None) -> tuple[str, ...]:
+    sources = (source,) if source else SOURCES
+    return tuple(f"{s}::{n}" for s in sources for n in NAMES[s])
+
+
+@lru_cache(maxsize=None)
+def _source_operators(source: str) -> dict[str, Operator]:
+    module = importlib.import_module(f"{__package__}.{source}")
+    ops = module.operators()
+    known = set(all_ids(source))
+    for op in ops:
+        if op.id not in known:
+            raise AssertionError(f"{op.id} is specified but not one of the published operator names")
+    return {op.id: op for op in ops}
+
+
+def normalize(op_id: str) -> str:
+    """Accept `aten::softmax`, `aten.softmax` or a bare unique name like `softmax`."""
+    op_id = op_id.strip()
+    if "::" in op_id:
+        candidate = op_id
+    elif "." in op_id and op_id.split(".", 1)[0] in SOURCES:
+        candidate = op_id.replace(".", "::", 1)
+    else:
+        matches = [i for i in all_ids() if i.split("::", 1)[1] == op_id]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UnknownOperator(f"{op_id!r} is ambiguous: {', '.join(matches)}")
+        candidate = op_id
+    if candidate not in all_ids():
+        raise UnknownOperator(f"unknown operator {op_id!r} (see `kgbench ops`)")
+    return candidate
+
+
+def is_specified(op_id: str) -> bool:
+    return normalize(op_id) in _source_operators(normalize(op_id).split("::", 1)[0])
+
+
+def get(op_id: str) -> Operator:
+    """The operator record; raises UnknownOperator for a name outside the suite or not yet specified."""
+    oid = normalize(op_id)
+    ops = _source_operators(oid.split("::", 1)[0])
+    if oid not in ops:
+        raise UnknownOperator(f"{oid} is in the suite but not specified yet (see `kgbench ops`)")
+    return ops[oid]
+
+
+def entries(source: str | None = None) -> list[Entry]:
+    out = []
+    for oid in all_ids(source):
+        src, name = oid.split("::", 1)
+        out.append(Entry(oid, src, name, oid in _source_operators(src)))
+    return out
+
+
+def specified(source: str | None = None) -> list[Operator]:
+    sources = (source,) if source else SOURCES
+    return [op for s in sources for op in _source_operators(s).values()]
+
+
+def select(ops: list[str] | None = None, source: str | None = None) -> list[Operator]:
+    """The specified operators named in `ops` (all specified ones when empty), optionally of one source."""
+    if ops:
+        chosen = [get(o) for o in ops]
+        return [op for op in chosen if source is None or op.source == source]
+    return specified(source)

@@ -1,0 +1,183 @@
+"""The records that say what is asked: operators, their overloads, and the cases they are judged on.
+
+Everything here is frozen data. Input tensors are described by `TensorSpec` and only made real
+inside the sandbox worker, from a seed the candidate cannot know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+Source = Literal["aten", "vllm", "cublas"]
+Size = Literal["small", "large", "perf"]
+SIZES: tuple[str, ...] = ("small", "large", "perf")
+Visibility = Literal["public", "hidden"]
+Layout = Literal["contiguous", "transposed", "strided", "expanded"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit"]
+
+SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A tensor to draw: its logical shape, dtype, memory layout and value distribution.
+
+    `low`/`high` bound `uniform`, `positive` and `index` draws (`high` exclusive for index).
+    """
+
+    shape: tuple[int, ...]
+    dtype: Any  # torch.dtype; typed loosely so this module imports nothing heavy
+    layout: Layout = "contiguous"
+    dist: Distribution = "normal"
+    low: float = -1.0
+    high: float = 1.0
+
+    def describe(self) -> str:
+        dt = str(self.dtype).replace("torch.", "")
+        lay = "" if self.layout == "contiguous" else f" {self.layout}"
+        return f"{dt}{list(self.shape)}{lay}"
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """An output buffer the candidate writes into (vLLM `out`, cuBLAS `C`); arrives poisoned."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+
+    def describe(self) -> str:
+        return f"out {str(self.dtype).replace('torch.', '')}{list(self.shape)}"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of an overload. `writes` marks arguments the operator mutates."""
+
+    name: str
+    type: str
+    kw_only: bool = False
+    writes: bool = False
+    has_default: bool = False
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Overload:
+    """One callable the candidate must provide.
+
+    `reference` is a dtype-generic torch implementation: called on float64 inputs it is the
+    ground truth, called on the working dtype it is the native numerics when no library is at hand.
+    `returns_alias` names the argument the return value must be (ATen `Tensor(a!)` returns).
+    """
+
+    name: str
+    func_name: str
+    params: tuple[Param, ...]
+    signature: str
+    reference: Callable[..., Any]
+    doc: str = ""
+    returns_alias: str | None = None
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.writes)
+
+    def split(self, values: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Positional and keyword arguments for a call, as the schema orders them."""
+        positional = [p for p in self.params if not p.kw_only]
+        last = max((i for i, p in enumerate(positional) if p.name in values), default=-1)
+        args = []
+        for p in positional[: last + 1]:
+            if p.name in values:
+                args.append(values[p.name])
+            elif p.has_default:
+                args.append(p.default)
+            else:
+                raise KeyError(f"{self.name}: no value for required argument {p.name!r}")
+        kwargs = {p.name: values[p.name] for p in self.params if p.kw_only and p.name in values}
+        return tuple(args), kwargs
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.name} has no argument {name!r}")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Argument values for one call, by parameter name. Tensors are `TensorSpec`/`OutputSpec`."""
+
+    values: Mapping[str, Any]
+    label: str
+
+    def describe(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True)
+class Case:
+    """One judged call: an overload, its sample, and who may see it."""
+
+    overload: str
+    sample: Sample
+    size: Size = "small"
+    visibility: Visibility = "public"
+
+    @property
+    def name(self) -> str:
+        return f"{self.overload}: {self.sample.describe()}"
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Error allowed relative to the native implementation's own error in the same dtype.
+
+    A floating output passes when, in both the RMS and the max norm,
+    err(candidate) <= k * err(native) + floor_ulps * eps(dtype) * scale(reference).
+    """
+
+    k_rms: float = 10.0
+    k_max: float = 20.0
+    floor_ulps: float = 4.0
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One benchmark operator: what is asked, how it is judged, and its native baseline."""
+
+    id: str
+    source: Source
+    family: str
+    doc: str
+    overloads: tuple[Overload, ...]
+    cases: tuple[Case, ...]
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    baseline: Callable[[str, Overload], Callable[..., Any] | None] | None = None
+    notes: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.id.split("::", 1)[1]
+
+    def overload(self, name: str) -> Overload:
+        for ov in self.overloads:
+            if ov.name == name:
+                return ov
+        raise KeyError(f"{self.id} has no overload {name!r}")
+
+    def select_cases(self, *, sizes: tuple[Size, ...], public_only: bool = False) -> tuple[Case, ...]:
+        return tuple(
+            c
+            for c in self.cases
+            if c.size in sizes and (not public_only or c.visibility == "public")
+        )
+
+    def native(self, device: str, ov: Overload) -> Callable[..., Any]:
+        """The library implementation on `device`, or the reference in the working dtype."""
+        if self.baseline is not None:
+            fn = self.baseline(device, ov)
+            if fn is not None:
+                return fn
+        return ov.reference
