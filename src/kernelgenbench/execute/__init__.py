@@ -1,0 +1,6 @@
+"""Schedulers that run judging jobs, and the campaign loop that ties methods, sandbox and store."""
+
+from .campaign import CampaignResult, run_campaign
+from .local import Executor, LocalPool
+
+__all__ = ["CampaignResult", "Executor", "LocalPool", "run_campaign"]

@@ -1,0 +1,45 @@
+"""The default executor: a pool of worker threads, each driving one sandboxed process on one device."""
+
+from __future__ import annotations
+
+import queue
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Callable, Iterable, Iterator, Protocol, TypeVar
+
+from ..platforms import Platform
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+class Executor(Protocol):
+    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        """Run fn(job, device_index) for every job; yield results as they complete."""
+        ...
+
+
+class LocalPool:
+    def __init__(self, platform: Platform, workers: int | None = None):
+        self.platform = platform
+        devices = platform.device_count if platform.name == "cuda" else 1
+        self.workers = max(1, workers or devices)
+        self._devices: queue.Queue[int | None] = queue.Queue()
+        for i in range(self.workers):
+            self._devices.put(i % devices if platform.name == "cuda" else None)
+
+    def _with_device(self, fn: Callable[[J, int | None], R], job: J) -> R:
+        device = self._devices.get()
+        try:
+            return fn(job, device)
+        finally:
+            self._devices.put(device)
+
+    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        with ThreadPoolExecutor(self.workers, thread_name_prefix="kgb-judge") as pool:
+            pending: dict[Future[R], J] = {}
+            for job in jobs:
+                pending[pool.submit(self._with_device, fn, job)] = job
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()

@@ -1,0 +1,183 @@
+"""Running one candidate in its own worker process and turning whatever happens into a verdict.
+
+A segfault, `os._exit`, a hang, an exhausted memory limit or a dead CUDA context ends the worker,
+never the campaign: the parent sees the pipe close or the deadline pass and records `crash` or
+`timeout` with the case that was running.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from ..platforms import Platform
+from ..verify.pipeline import Plan
+from ..verify.verdict import CaseResult, Status, Verdict
+
+SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 300.0
+    memory_gb: float | None = 16.0
+
+
+@dataclass(frozen=True)
+class Request:
+    op_id: str
+    code: str
+    platform: Platform
+    seed: int
+    plan: Plan
+    device_index: int | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+def worker_env(platform: Platform, workdir: Path, device_index: int | None,
+               extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The parent's environment without anything that looks like a credential."""
+    env = {k: v for k, v in os.environ.items() if not SECRET.search(k)}
+    env.update(platform.env)
+    env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if platform.name == "cuda" and device_index is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(device_index)
+    env.update(extra or {})
+    return env
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _death_reason(code: int | None) -> str:
+    if code is None:
+        return "worker did not exit"
+    if code < 0:
+        try:
+            return f"worker killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"worker killed by signal {-code}"
+    return f"worker exited with code {code} before a verdict"
+
+
+def judge(request: Request, limits: Limits = Limits(),
+          on_event: Callable[[dict], None] | None = None) -> Verdict:
+    workdir = Path(tempfile.mkdtemp(prefix="kgb-"))
+    try:
+        return _judge_in(workdir, request, limits, on_event)
+    finally:
+        if not os.environ.get("KGB_KEEP_WORKDIR"):
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _judge_in(workdir: Path, request: Request, limits: Limits,
+              on_event: Callable[[dict], None] | None) -> Verdict:
+    start = time.monotonic()
+    candidate = workdir / "candidate.py"
+    candidate.write_text(request.code)
+    memory = int(limits.memory_gb * 2**30) if (limits.memory_gb and request.platform.name != "cuda") else None
+    req_path = workdir / "request.json"
+    req_path.write_text(json.dumps({
+        "op": request.op_id, "candidate": str(candidate), "device": request.platform.device,
+        "platform": request.platform.name, "seed": request.seed, "sizes": list(request.plan.sizes),
+        "public_only": request.plan.public_only, "fail_fast": request.plan.fail_fast,
+        "memory_limit_bytes": memory,
+    }))
+    log = workdir / "worker.log"
+    read_fd, write_fd = os.pipe()
+    with open(log, "wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kernelgenbench.sandbox.worker", str(req_path), str(write_fd)],
+            cwd=workdir, env=worker_env(request.platform, workdir, request.device_index, request.extra_env),
+            stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+            pass_fds=(write_fd,), start_new_session=True,
+        )
+    os.close(write_fd)
+    results: list[CaseResult] = []
+    current: str | None = None
+    final: dict | None = None
+    buffer = b""
+    deadline = start + limits.timeout_s
+    timed_out = False
+    with os.fdopen(read_fd, "rb", buffering=0) as channel:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([channel], [], [], min(remaining, 1.0))
+            if not ready:
+                continue
+            chunk = channel.read(65536)
+            if not chunk:
+                break
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                event = json.loads(line)
+                if on_event:
+                    on_event(event)
+                kind = event.pop("event")
+                if kind == "case_start":
+                    current = event["case"]
+                elif kind == "case_done":
+                    results.append(CaseResult.from_dict(event))
+                    current = None
+                elif kind in ("verdict", "infra_error"):
+                    final = {"kind": kind, **event}
+    if timed_out:
+        _kill(proc)
+    code = _reap(proc)
+    _kill(proc)  # whatever the candidate left running in the worker's session goes too
+    elapsed = time.monotonic() - start
+
+    def verdict(status: Status, reason: str, **kw) -> Verdict:
+        return Verdict(op=request.op_id, status=status, reason=reason, seed=request.seed,
+                       platform=request.platform.name, seconds=elapsed, cases=tuple(results), **kw)
+
+    if final is not None and final["kind"] == "verdict":
+        v = Verdict.from_dict(final)
+        log_tail = None if v.status is Status.PASS else (_tail(log) or None)
+        return replace(v, seconds=elapsed, log_tail=log_tail)
+    if final is not None:
+        return verdict(Status.INFRA_ERROR, f"harness error in the worker: {final['reason']}",
+                       traceback=final.get("traceback"), layer="harness")
+    if timed_out:
+        where = f" while running case {current!r}" if current else ""
+        return verdict(Status.TIMEOUT, f"no verdict within {limits.timeout_s:g} s{where}",
+                       failing_case=current, log_tail=_tail(log) or None, layer="sandbox")
+    where = f" during case {current!r}" if current else " before any case ran"
+    return verdict(Status.CRASH, f"{_death_reason(code)}{where}", failing_case=current,
+                   log_tail=_tail(log) or None, layer="sandbox")
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(proc: subprocess.Popen) -> int | None:
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return proc.wait()

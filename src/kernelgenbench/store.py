@@ -1,0 +1,236 @@
+"""SQLite store: the only hand-over between generation, evaluation and reporting.
+
+WAL mode, one transaction per write, and uniqueness constraints on (run, op, sample, round) and on
+one verdict per attempt, so a campaign killed at any point resumes without losing or duplicating
+a row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .verify.verdict import Verdict
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    method TEXT NOT NULL,
+    config TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    created REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    op TEXT NOT NULL,
+    sample INTEGER NOT NULL DEFAULT 0,
+    round INTEGER NOT NULL DEFAULT 0,
+    method TEXT NOT NULL,
+    model TEXT,
+    origin TEXT,
+    source_code TEXT,
+    code_sha TEXT,
+    created REAL NOT NULL,
+    UNIQUE (run_id, op, sample, round)
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    failing_case TEXT,
+    layer TEXT,
+    worst_ratio REAL,
+    n_cases INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    detail TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS costs (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    wall_s REAL
+);
+"""
+
+
+class StoreError(Exception):
+    """The database cannot be opened or is not a KernelGenBench store."""
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    name: str
+    method: str
+    config: dict[str, Any]
+    platform: str
+    environment: dict[str, Any]
+    seed: int
+    created: float
+    finished: float | None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    run_id: int
+    op: str
+    sample: int
+    round: int
+    method: str
+    model: str | None
+    origin: str | None
+    source_code: str | None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One attempt with its verdict, as the report reads it."""
+
+    run: str
+    op: str
+    source: str
+    sample: int
+    round: int
+    status: str | None
+    reason: str | None
+    failing_case: str | None
+    worst_ratio: float | None
+    n_cases: int | None
+    seconds: float | None
+
+
+def code_sha(code: str | None) -> str | None:
+    return hashlib.sha256(code.encode()).hexdigest() if code is not None else None
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            if self.path.parent and not self.path.parent.exists():
+                raise StoreError(f"cannot open database {self.path}: folder {self.path.parent} does not exist")
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot open database {self.path}: {e}") from None
+        version = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+        if int(version) != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has store schema {version}; this kgbench reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # runs -----------------------------------------------------------------------------------
+    def _run(self, row: tuple) -> Run:
+        return Run(row[0], row[1], row[2], json.loads(row[3]), row[4], json.loads(row[5]), row[6], row[7], row[8])
+
+    _RUN_COLS = "id, name, method, config, platform, environment, seed, created, finished"
+
+    def find_run(self, ref: str | int | None = None) -> Run | None:
+        """A run by name or id; the newest run when `ref` is None."""
+        if ref is None:
+            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        elif isinstance(ref, int) or str(ref).isdigit():
+            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs WHERE id=?", (int(ref),)).fetchone()
+        else:
+            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs WHERE name=?", (ref,)).fetchone()
+        return self._run(row) if row else None
+
+    def runs(self) -> list[Run]:
+        return [self._run(r) for r in self.db.execute(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id")]
+
+    def open_run(self, name: str, method: str, config: dict[str, Any], platform: str,
+                 environment: dict[str, Any], seed: int) -> Run:
+        """The run called `name`, created if new; an existing one is resumed as it was configured."""
+        existing = self.find_run(name)
+        if existing is not None:
+            return existing
+        self.db.execute(
+            "INSERT OR IGNORE INTO runs (name, method, config, platform, environment, seed, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, method, json.dumps(config, sort_keys=True), platform, json.dumps(environment), seed, time.time()),
+        )
+        run = self.find_run(name)
+        assert run is not None
+        return run
+
+    def finish_run(self, run_id: int) -> None:
+        self.db.execute("UPDATE runs SET finished=? WHERE id=?", (time.time(), run_id))
+
+    # attempts -------------------------------------------------------------------------------
+    def add_attempt(self, run_id: int, op: str, method: str, source_code: str | None, *, sample: int = 0,
+                    round: int = 0, model: str | None = None, origin: str | None = None) -> int:
+        """Insert once; a second call for the same (run, op, sample, round) returns the first id."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO attempts (run_id, op, sample, round, method, model, origin, source_code, "
+            "code_sha, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, op, sample, round, method, model, origin, source_code, code_sha(source_code), time.time()),
+        )
+        return self.db.execute("SELECT id FROM attempts WHERE run_id=? AND op=? AND sample=? AND round=?",
+                               (run_id, op, sample, round)).fetchone()[0]
+
+    def _attempts(self, where: str, params: tuple) -> list[Attempt]:
+        rows = self.db.execute(
+            "SELECT a.id, a.run_id, a.op, a.sample, a.round, a.method, a.model, a.origin, a.source_code "
+            f"FROM attempts a LEFT JOIN verdicts v ON v.attempt_id = a.id WHERE {where} ORDER BY a.id", params)
+        return [Attempt(*r) for r in rows]
+
+    def pending(self, run_id: int) -> list[Attempt]:
+        return self._attempts("a.run_id=? AND v.attempt_id IS NULL", (run_id,))
+
+    def attempts(self, run_id: int) -> list[Attempt]:
+        return self._attempts("a.run_id=?", (run_id,))
+
+    # verdicts -------------------------------------------------------------------------------
+    def put_verdict(self, attempt_id: int, verdict: Verdict) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO verdicts (attempt_id, status, reason, failing_case, layer, worst_ratio, "
+            "n_cases, seconds, detail, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (attempt_id, verdict.status.value, verdict.reason, verdict.failing_case, verdict.layer,
+             verdict.worst_ratio, len(verdict.cases), verdict.seconds, json.dumps(verdict.to_dict()), time.time()),
+        )
+
+    def verdict(self, attempt_id: int) -> Verdict | None:
+        row = self.db.execute("SELECT detail FROM verdicts WHERE attempt_id=?", (attempt_id,)).fetchone()
+        return Verdict.from_dict(json.loads(row[0])) if row else None
+
+    def put_cost(self, attempt_id: int, tokens_in: int | None, tokens_out: int | None, wall_s: float | None) -> None:
+        self.db.execute("INSERT OR REPLACE INTO costs VALUES (?, ?, ?, ?)", (attempt_id, tokens_in, tokens_out, wall_s))
+
+    def rows(self, run_id: int) -> Iterator[Row]:
+        q = ("SELECT r.name, a.op, a.sample, a.round, v.status, v.reason, v.failing_case, v.worst_ratio, "
+             "v.n_cases, v.seconds FROM attempts a JOIN runs r ON r.id = a.run_id "
+             "LEFT JOIN verdicts v ON v.attempt_id = a.id WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
+        for r in self.db.execute(q, (run_id,)):
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], r[2], r[3], *r[4:])
+
+    def counts(self, run_id: int) -> tuple[int, int]:
+        """(attempts, verdicts) of a run."""
+        a = self.db.execute("SELECT COUNT(*) FROM attempts WHERE run_id=?", (run_id,)).fetchone()[0]
+        v = self.db.execute("SELECT COUNT(*) FROM verdicts v JOIN attempts a ON a.id=v.attempt_id "
+                            "WHERE a.run_id=?", (run_id,)).fetchone()[0]
+        return a, v

@@ -1,0 +1,1 @@
+"""How a candidate is judged. Runs inside the sandbox worker, one candidate per process."""

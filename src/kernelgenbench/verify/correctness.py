@@ -1,0 +1,166 @@
+"""Correctness of one case: fresh inputs, a float64 truth, the native result, and the candidate's.
+
+Order matters for honesty: the reference and the native result are computed before the candidate
+is bound, on copies, so the candidate can neither reach them through the dispatcher nor find their
+buffers; the inputs it receives are compared bit for bit afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import torch
+
+from ..suite.inputs import clone_values, materialize, upcast_value
+from ..suite.spec import Case, Operator, Overload
+from .bind import Binding, DispatchBypassed
+from .tolerance import compare
+from .verdict import CaseResult, Status
+
+
+class CandidateCrash(Exception):
+    """The candidate left the device or the process unusable (illegal access, out of memory)."""
+
+
+def case_seed(seed: int, case: Case) -> int:
+    return (seed ^ zlib.crc32(case.name.encode())) & 0x7FFF_FFFF_FFFF
+
+
+def outputs_of(ov: Overload, result: Any, values: dict[str, Any]) -> list[Any]:
+    """What an overload produces: its returned values (unless they alias a written argument) and
+    every argument it writes, read after the call."""
+    produced: list[Any] = []
+    if ov.returns_alias is None and result is not None:
+        produced.extend(result if isinstance(result, (tuple, list)) else [result])
+    produced.extend(values[name] for name in ov.writes)
+    return produced
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b)
+
+
+def _is_device_fault(e: BaseException) -> bool:
+    if isinstance(e, (MemoryError, torch.OutOfMemoryError)):
+        return True
+    text = str(e)
+    return any(s in text for s in ("CUDA error", "illegal memory access", "device-side assert",
+                                   "unspecified launch failure", "out of memory"))
+
+
+def _tail(limit: int = 12) -> str:
+    return traceback.format_exc(limit=-limit)
+
+
+@dataclass
+class CaseOutcome:
+    result: CaseResult
+    traceback: str | None = None
+
+
+class CaseRunner:
+    """Runs the cases of one operator against one bound candidate on one device."""
+
+    def __init__(self, op: Operator, binding: Binding, device: str, seed: int):
+        self.op, self.binding, self.device, self.seed = op, binding, device, seed
+
+    def _sync(self) -> None:
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    def _expected(self, ov: Overload, values: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+        ref_values = {k: upcast_value(v) for k, v in values.items()}
+        args, kwargs = ov.split(ref_values)
+        reference = outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+        nat_values = clone_values(values)
+        args, kwargs = ov.split(nat_values)
+        native = outputs_of(ov, self.op.native(self.device, ov)(*args, **kwargs), nat_values)
+        self._sync()
+        return reference, native
+
+    def run(self, case: Case) -> CaseOutcome:
+        start = time.perf_counter()
+
+        def done(status: Status, reason: str = "", figures: Any = None, tb: str | None = None) -> CaseOutcome:
+            return CaseOutcome(CaseResult(case.name, case.overload, case.visibility, status, reason, figures,
+                                          time.perf_counter() - start), tb)
+
+        ov = self.op.overload(case.overload)
+        try:
+            values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+            reference, native = self._expected(ov, values)
+            snapshot = clone_values(values)
+        except Exception as e:  # noqa: BLE001 - a failure before the candidate runs is ours
+            return done(Status.INFRA_ERROR, f"reference failed: {type(e).__name__}: {e}", tb=_tail())
+
+        args, kwargs = ov.split(values)
+        try:
+            with self.binding:
+                result = self.binding.call(ov, args, kwargs)
+                self._sync()
+        except DispatchBypassed as e:
+            return done(Status.INFRA_ERROR, str(e))
+        except RecursionError:
+            return done(Status.RUNTIME_ERROR, "RecursionError: the candidate called the operator it implements",
+                        tb=_tail(4))
+        except BaseException as e:  # noqa: BLE001 - whatever the candidate raises is a verdict
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            if _is_device_fault(e):
+                raise CandidateCrash(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
+
+        return self._judge(ov, result, values, snapshot, reference, native, done)
+
+    def _judge(self, ov: Overload, result: Any, values: dict[str, Any], snapshot: dict[str, Any],
+               reference: list[Any], native: list[Any], done: Any) -> CaseOutcome:
+        if ov.returns_alias is not None and result is not values[ov.returns_alias]:
+            return done(Status.WRONG_RESULT, f"{ov.func_name} must return its `{ov.returns_alias}` argument itself")
+        produced = outputs_of(ov, result, values)
+        if len(produced) != len(native):
+            return done(Status.WRONG_RESULT, f"returned {len(produced)} outputs, expected {len(native)}")
+        inputs = [v for k, v in values.items() if isinstance(v, torch.Tensor) and k not in ov.writes]
+        for i, (got, want) in enumerate(zip(produced, native)):
+            label = f"output {i}"
+            if not isinstance(want, torch.Tensor):
+                if got != want:
+                    return done(Status.WRONG_RESULT, f"{label} is {got!r}, expected {want!r}")
+                continue
+            if type(got) is not torch.Tensor:
+                return done(Status.WRONG_RESULT, f"{label} is a {type(got).__name__}, expected a plain torch.Tensor")
+            if got.shape != want.shape or got.dtype != want.dtype:
+                return done(Status.WRONG_RESULT, f"{label} is {got.dtype}{list(got.shape)}, "
+                                                 f"expected {want.dtype}{list(want.shape)}")
+            if got.device.type != torch.device(self.device).type:
+                return done(Status.WRONG_RESULT, f"{label} is on {got.device}, expected {self.device}")
+            if i < len(produced) - len(ov.writes) and got.numel() > 0 and _aliases(got, inputs):
+                return done(Status.WRONG_RESULT, f"{label} shares memory with an input; the schema promises a new tensor")
+        for name, before in snapshot.items():
+            if name in ov.writes or not isinstance(before, torch.Tensor):
+                continue
+            if not _same_bits(before, values[name]):
+                return done(Status.WRONG_RESULT, f"the candidate modified its input `{name}`, which this operator only reads")
+        worst = None
+        for i, (got, ref, nat) in enumerate(zip(produced, reference, native)):
+            if not isinstance(got, torch.Tensor):
+                continue
+            verdict = compare(got, ref, nat, self.op.tolerance)
+            if not verdict.ok:
+                return done(Status.WRONG_RESULT, f"output {i}: {verdict.reason}", verdict.figures)
+            if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
+                worst = verdict.figures
+        return done(Status.PASS, "", worst)
+
+
+def _aliases(t: torch.Tensor, others: Iterable[torch.Tensor]) -> bool:
+    ptr = t.untyped_storage().data_ptr()
+    return any(o.numel() > 0 and o.untyped_storage().data_ptr() == ptr for o in others)

@@ -1,0 +1,85 @@
+"""The sound tolerance: error relative to the native implementation's own error in the same dtype.
+
+The loose rule `atol = 1e-4 * reduce_dim` lets an all-zeros softmax or mean pass; here an output
+must be about as close to the float64 truth as the library's own result is, so zeros, constants,
+copies of inputs and precision downgrades fail while a different summation order passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..suite.spec import Tolerance
+from .verdict import ErrorFigures
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ok: bool
+    reason: str
+    figures: ErrorFigures | None = None
+
+
+def _as_real(t: torch.Tensor) -> torch.Tensor:
+    t = t.detach().cpu()
+    if t.is_complex():
+        return torch.view_as_real(t.to(torch.complex128)).flatten()
+    return t.to(torch.float64).flatten()
+
+
+def _first_index(mask: torch.Tensor, shape: torch.Size) -> str:
+    flat = int(mask.nonzero()[0, 0])
+    idx = []
+    for dim in reversed(shape):
+        idx.append(flat % dim if dim else 0)
+        flat //= dim if dim else 1
+    return str(tuple(reversed(idx)))
+
+
+def _exact(out: torch.Tensor, ref: torch.Tensor) -> Comparison:
+    o, r = out.cpu(), ref.cpu().to(out.dtype)
+    if torch.equal(o, r):
+        return Comparison(True, "")
+    bad = o != r
+    where = _first_index(bad.reshape(-1), torch.Size([bad.numel()]))
+    return Comparison(False, f"{int(bad.sum())} of {bad.numel()} values differ (first at flat index {where}); "
+                             f"this output must match exactly")
+
+
+def _rms(t: torch.Tensor) -> float:
+    return float(t.square().mean().sqrt())
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, native: torch.Tensor, tol: Tolerance) -> Comparison:
+    """Judge one output tensor (shape and dtype already checked) against the float64 reference."""
+    if out.numel() == 0:
+        return Comparison(True, "")
+    floating = out.dtype.is_floating_point or out.dtype.is_complex
+    if not floating:
+        return _exact(out, ref)
+    c, r, n = _as_real(out), _as_real(ref), _as_real(native)
+    c_bad, n_bad = ~torch.isfinite(c), ~torch.isfinite(n)
+    nonfinite_mismatch = (c_bad != n_bad) | (n_bad & ~((c == n) | (c.isnan() & n.isnan())))
+    if bool(nonfinite_mismatch.any()):
+        i = int(nonfinite_mismatch.nonzero()[0, 0])
+        return Comparison(False, f"non-finite values differ from the native op: {int(nonfinite_mismatch.sum())} "
+                                 f"positions (first: flat {i}, got {c[i].item()}, native {n[i].item()})")
+    keep = ~n_bad & torch.isfinite(r)
+    if not bool(keep.any()):
+        return Comparison(True, "")
+    c, r, n = c[keep], r[keep], n[keep]
+    err, nat = (c - r).abs(), (n - r).abs()
+    finfo = torch.finfo(out.dtype.to_real() if out.dtype.is_complex else out.dtype)
+    figures = ErrorFigures(
+        max_err=float(err.max()),
+        rms_err=_rms(err),
+        max_tol=tol.k_max * float(nat.max()) + tol.floor_ulps * finfo.eps * float(r.abs().max()),
+        rms_tol=tol.k_rms * _rms(nat) + tol.floor_ulps * finfo.eps * _rms(r),
+        native_max_err=float(nat.max()),
+        native_rms_err=_rms(nat),
+    )
+    if figures.ratio <= 1.0:
+        return Comparison(True, "", figures)
+    return Comparison(False, f"numerical error too large: {figures.describe()}", figures)
