@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..platforms import Platform
-from ..verify.pipeline import Plan
+from ..verify.pipeline import Plan, first_failure
 from ..verify.verdict import CaseResult, Status, Verdict
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
@@ -111,7 +111,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         )
     os.close(write_fd)
     results: list[CaseResult] = []
-    current: str | None = None
+    current: dict | None = None
     final: dict | None = None
     buffer = b""
     deadline = start + limits.timeout_s
@@ -136,7 +136,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
                     on_event(event)
                 kind = event.pop("event")
                 if kind == "case_start":
-                    current = event["case"]
+                    current = event
                 elif kind == "case_done":
                     results.append(CaseResult.from_dict(event))
                     current = None
@@ -149,6 +149,11 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     elapsed = time.monotonic() - start
 
     def verdict(status: Status, reason: str, **kw) -> Verdict:
+        if current is not None:
+            results.append(CaseResult(current["case"], current["overload"], current["visibility"], status, reason))
+        first = first_failure(results)
+        if first is not None and first is not results[-1]:
+            status, reason, kw["failing_case"] = first.status, f"{first.reason} (then: {reason})", first.case
         return Verdict(op=request.op_id, status=status, reason=reason, seed=request.seed,
                        platform=request.platform.name, seconds=elapsed, cases=tuple(results), **kw)
 
@@ -159,12 +164,13 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     if final is not None:
         return verdict(Status.INFRA_ERROR, f"harness error in the worker: {final['reason']}",
                        traceback=final.get("traceback"), layer="harness")
+    running = current["case"] if current else None
     if timed_out:
-        where = f" while running case {current!r}" if current else ""
+        where = f" while running case {running!r}" if running else ""
         return verdict(Status.TIMEOUT, f"no verdict within {limits.timeout_s:g} s{where}",
-                       failing_case=current, log_tail=_tail(log) or None, layer="sandbox")
-    where = f" during case {current!r}" if current else " before any case ran"
-    return verdict(Status.CRASH, f"{_death_reason(code)}{where}", failing_case=current,
+                       failing_case=running, log_tail=_tail(log) or None, layer="sandbox")
+    where = f" during case {running!r}" if running else " before any case ran"
+    return verdict(Status.CRASH, f"{_death_reason(code)}{where}", failing_case=running,
                    log_tail=_tail(log) or None, layer="sandbox")
 
 

@@ -24,11 +24,9 @@ class Plan:
     fail_fast: bool = False
 
 
-def _summary(op: Operator, results: list[CaseResult]) -> tuple[Status, str, str | None]:
-    for r in results:
-        if r.status is not Status.PASS:
-            return r.status, r.reason, r.case
-    return Status.PASS, f"all {len(results)} cases correct", None
+def first_failure(results: list[CaseResult] | tuple[CaseResult, ...]) -> CaseResult | None:
+    """The status of a verdict is that of its first failing case, in case order."""
+    return next((r for r in results if r.status is not Status.PASS), None)
 
 
 def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platform: str,
@@ -51,17 +49,21 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     results: list[CaseResult] = []
     first_tb: str | None = None
     for case in cases:
-        emit("case_start", {"case": case.name})
+        emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
         try:
             outcome = runner.run(case)
         except CandidateCrash as e:
             results.append(CaseResult(case.name, case.overload, case.visibility, Status.CRASH, str(e)))
-            return verdict(Status.CRASH, str(e), failing_case=case.name, cases=tuple(results))
+            first = first_failure(results)
+            assert first is not None
+            return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results))
         results.append(outcome.result)
         emit("case_done", outcome.result.to_dict())
         if outcome.traceback and first_tb is None and outcome.result.status is not Status.PASS:
             first_tb = outcome.traceback
         if plan.fail_fast and outcome.result.status is not Status.PASS:
             break
-    status, reason, failing = _summary(op, results)
-    return verdict(status, reason, failing_case=failing, cases=tuple(results), traceback=first_tb)
+    first = first_failure(results)
+    if first is None:
+        return verdict(Status.PASS, f"all {len(results)} cases correct", cases=tuple(results))
+    return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb)

@@ -14,7 +14,7 @@ import torch
 from ..build import Sampler, build_cases, sample
 from ..spec import Operator, OutputSpec, Overload, Param, Sample, TensorSpec, Tolerance
 from . import library
-from .library import OP_C, OP_N, OP_T, matrix_extent, op_code, vector_extent
+from .library import OP_N, matrix_extent, op_code, vector_extent
 
 ENUM_DOC = (
     "Transpose flags are cublasOperation_t values given either as an int (0 = CUBLAS_OP_N, "
@@ -22,12 +22,6 @@ ENUM_DOC = (
     "used. For real data 'C' (conjugate transpose) means the same as 'T'."
 )
 PRECISIONS: dict[str, torch.dtype] = {"S": torch.float32, "D": torch.float64}
-
-
-def pointer_doc(dtype: torch.dtype) -> str:
-    """How tensors stand for device pointers, for the prompt."""
-    return POINTER_DOC.replace("DTYPE", str(dtype).replace("torch.", ""))
-
 
 POINTER_DOC = (
     "Every device pointer is a 1-D contiguous DTYPE tensor on the device holding exactly the "
@@ -38,6 +32,11 @@ POINTER_DOC = (
     "inc < 0 (the reference-BLAS rule: a negative increment walks the storage backwards). "
     "Elements of an output buffer that the routine does not address must be left unchanged."
 )
+
+
+def pointer_doc(dtype: torch.dtype) -> str:
+    """How tensors stand for device pointers, for the prompt."""
+    return POINTER_DOC.replace("DTYPE", str(dtype).replace("torch.", ""))
 
 
 def is_transposed(trans: Any) -> bool:

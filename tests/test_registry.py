@@ -1,0 +1,55 @@
+"""The suite knows the 210 published operators and reads ATen overloads from the live registry."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.suite import registry
+from kernelgenbench.suite.registry import UnknownOperator
+
+SLICE = {
+    "aten": {"add", "mul", "silu", "rsqrt", "softmax", "sum", "mean", "cumsum", "mm", "index_select"},
+    "vllm": {"rms_norm", "fused_add_rms_norm", "rotary_embedding"},
+    "cublas": {"cublasSaxpy_v2", "cublasDgemv_v2", "cublasSgemm_v2"},
+}
+
+
+def test_catalog_has_the_published_counts():
+    assert len(registry.all_ids()) == 210
+    assert [len(registry.all_ids(s)) for s in ("aten", "vllm", "cublas")] == [110, 50, 50]
+    assert len(set(registry.all_ids())) == 210
+    assert registry.VIEWS["MC"] == ("aten",)
+
+
+def test_the_slice_is_specified():
+    for source, names in SLICE.items():
+        assert {op.name for op in registry.specified(source)} == names
+
+
+def test_names_resolve_and_unknown_ones_fail_clearly():
+    assert registry.normalize("softmax") == "aten::softmax"
+    assert registry.normalize("vllm.rms_norm") == "vllm::rms_norm"
+    with pytest.raises(UnknownOperator, match="unknown operator 'softmaxx'"):
+        registry.get("softmaxx")
+    with pytest.raises(UnknownOperator, match="not specified yet"):
+        registry.get("aten::sort")
+
+
+def test_aten_overloads_follow_the_live_schema_registry():
+    for op in registry.specified("aten"):
+        live = {s.overload_name for s in torch._C._jit_get_schemas_for_operator(op.id)
+                if any("Tensor" in str(a.real_type) for a in s.arguments)}
+        assert {ov.name.partition(".")[2] for ov in op.overloads} == live
+        assert all(ov.func_name == ov.name.replace(".", "_") for ov in op.overloads)
+
+
+@pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
+def test_every_overload_has_small_public_and_hidden_cases(op):
+    small = op.select_cases(sizes=("small",))
+    for ov in op.overloads:
+        mine = [c for c in small if c.overload == ov.name]
+        assert mine, f"{ov.name} has no small cases"
+        assert {c.visibility for c in mine} == {"public", "hidden"}
+    assert op.select_cases(sizes=("large",)) and op.select_cases(sizes=("perf",))
+    assert len({c.name for c in op.cases}) == len(op.cases), "case names must be unique"

@@ -1,0 +1,66 @@
+"""The tolerance passes legitimate numerics and rejects null and downgraded results."""
+
+from __future__ import annotations
+
+import torch
+
+from kernelgenbench.suite.spec import Tolerance
+from kernelgenbench.verify.tolerance import compare
+
+TOL = Tolerance()
+
+
+def _softmax_case(dtype=torch.float32, n=1000):
+    x = torch.randn(64, n, generator=torch.Generator().manual_seed(0))
+    ref = torch.softmax(x.double(), -1)
+    native = torch.softmax(x.to(dtype), -1)
+    return x, ref, native
+
+
+def test_native_result_itself_passes():
+    _, ref, native = _softmax_case()
+    assert compare(native, ref, native, TOL).ok
+
+
+def test_zeros_and_constant_fail():
+    _, ref, native = _softmax_case()
+    assert not compare(torch.zeros_like(native), ref, native, TOL).ok
+    assert not compare(torch.full_like(native, float(ref.mean())), ref, native, TOL).ok
+
+
+def test_other_summation_order_passes():
+    x, ref, native = _softmax_case()
+    e = torch.exp(x - x.max(-1, keepdim=True).values)
+    backwards = e / e.flip(-1).cumsum(-1)[..., -1:]
+    assert compare(backwards, ref, native, TOL).ok
+
+
+def test_low_precision_math_fails_for_float32():
+    x, ref, native = _softmax_case()
+    downgraded = torch.softmax(x.half(), -1).float()
+    c = compare(downgraded, ref, native, TOL)
+    assert not c.ok and c.figures is not None and c.figures.ratio > 10
+
+
+def test_nan_where_native_is_finite_fails():
+    _, ref, native = _softmax_case()
+    bad = native.clone()
+    bad[3, 7] = float("nan")
+    c = compare(bad, ref, native, TOL)
+    assert not c.ok and "non-finite" in c.reason
+
+
+def test_integer_outputs_are_exact():
+    ref = torch.arange(10)
+    assert compare(ref.clone(), ref, ref, TOL).ok
+    off = ref.clone()
+    off[4] += 1
+    assert not compare(off, ref, ref, TOL).ok
+
+
+def test_one_ulp_in_half_precision_passes():
+    x = torch.randn(4096, generator=torch.Generator().manual_seed(1))
+    ref = x.double()
+    native = x.half()
+    nudged = torch.nextafter(native, torch.full_like(native, float("inf")))
+    assert compare(nudged, ref, native, TOL).ok

@@ -1,0 +1,82 @@
+"""Each kind of failure gets its own status, with the evidence a user needs; a good kernel passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelgenbench import api
+from kernelgenbench.verify.verdict import Status
+
+
+def judge(path, op="aten::silu", **kw):
+    return api.verify_file(path, op, device="cpu", seed=7, **kw)
+
+
+def test_good_kernel_passes_every_case(candidate):
+    v = judge(candidate("silu_good"))
+    assert v.status is Status.PASS, v.reason
+    assert len(v.cases) == 36 and all(c.status is Status.PASS for c in v.cases)
+    assert v.worst_ratio is not None and v.worst_ratio < 1
+
+
+@pytest.mark.parametrize("stem, status, evidence", [
+    ("silu_missing_out", Status.COMPILE_ERROR, "silu_out (for silu.out)"),
+    ("silu_syntax_error", Status.COMPILE_ERROR, "syntax error at line 3"),
+    ("silu_raises", Status.RUNTIME_ERROR, "ValueError: block size must be a power of two"),
+    ("silu_segfault", Status.CRASH, "SIGSEGV"),
+    ("silu_exit", Status.CRASH, "exited with code 0 before a verdict"),
+    ("silu_wrong_dtype", Status.WRONG_RESULT, "expected torch.float16"),
+    ("silu_mutates_input", Status.WRONG_RESULT, "modified its input `self`"),
+])
+def test_failure_statuses(candidate, stem, status, evidence):
+    v = judge(candidate(stem))
+    assert v.status is status, (v.status, v.reason)
+    assert evidence in v.reason
+
+
+def test_crash_names_the_case_that_was_running(candidate):
+    v = judge(candidate("silu_segfault"))
+    assert v.failing_case == "silu: self=float32[]"
+    assert v.layer == "sandbox"
+
+
+def test_hang_is_a_timeout_and_names_the_case(candidate):
+    v = judge(candidate("silu_hang"), timeout_s=20)
+    assert v.status is Status.TIMEOUT
+    assert v.failing_case is not None and v.failing_case.startswith("silu")
+    assert "no verdict within 20 s" in v.reason
+
+
+def test_runtime_error_carries_the_traceback(candidate):
+    v = judge(candidate("silu_raises"))
+    assert v.traceback and "block size must be a power of two" in v.traceback
+    assert v.failing_case == "silu: self=float32[]"
+
+
+def test_precision_downgrade_is_wrong_result_with_error_figures(candidate):
+    v = judge(candidate("silu_fp16_math"))
+    assert v.status is Status.WRONG_RESULT
+    failing = next(c for c in v.cases if c.status is Status.WRONG_RESULT)
+    assert "float32" in failing.case
+    assert failing.figures is not None and failing.figures.ratio > 10
+
+
+@pytest.mark.parametrize("stem, op", [("softmax_zeros", "aten::softmax"), ("mean_zeros", "aten::mean")])
+def test_all_zeros_fails(candidate, stem, op):
+    v = judge(candidate(stem), op)
+    assert v.status is Status.WRONG_RESULT, v.reason
+    wrong = [c for c in v.cases if c.status is Status.WRONG_RESULT]
+    assert wrong and all(c.figures is None or c.figures.ratio > 1 for c in wrong)
+    # only empty or NaN-only results can coincide with zeros
+    assert all(("0, 4]" in c.case or "[0]" in c.case) for c in v.cases if c.status is Status.PASS)
+
+
+def test_public_plan_runs_public_cases_only(candidate):
+    v = judge(candidate("silu_good"), public_only=True)
+    assert v.passed and v.cases and all(c.visibility == "public" for c in v.cases)
+
+
+def test_fail_fast_stops_at_the_first_failure(candidate):
+    v = judge(candidate("silu_fp16_math"), fail_fast=True)
+    assert v.status is Status.WRONG_RESULT and v.cases[-1].status is Status.WRONG_RESULT
+    assert len(v.cases) < 36
