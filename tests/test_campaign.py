@@ -1,0 +1,89 @@
+"""Campaigns store every attempt once, survive a kill, and never let a candidate lose a stored row."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kernelgenbench import api
+from kernelgenbench.store import Store
+
+from .conftest import CANDIDATES
+
+
+def _layout(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "cands"
+    (root / "aten").mkdir(parents=True)
+    for name, stem in files.items():
+        shutil.copy(CANDIDATES / f"{stem}.py", root / "aten" / f"{name}.py")
+    return root
+
+
+def test_files_campaign_stores_each_verdict(tmp_path):
+    root = _layout(tmp_path, {"silu": "silu_good", "softmax": "softmax_zeros"})
+    db = tmp_path / "k.db"
+    result = api.run("files", dir=str(root), ops=["silu", "softmax", "mean"], db=db, device="cpu")
+    assert (result.judged, result.total) == (3, 3)
+    with Store(db) as s:
+        by_op = {r.op: r.status for r in s.rows(result.run.id)}
+    assert by_op == {"aten::silu": "pass", "aten::softmax": "wrong_result", "aten::mean": "compile_error"}
+
+
+def test_a_crashing_candidate_leaves_the_store_intact(tmp_path):
+    root = _layout(tmp_path, {"silu": "silu_segfault", "softmax": "softmax_zeros"})
+    db = tmp_path / "k.db"
+    first = api.run("files", dir=str(root), ops=["softmax"], db=db, device="cpu", name="before")
+    result = api.run("files", dir=str(root), ops=["silu"], db=db, device="cpu", name="crash")
+    with Store(db) as s:
+        assert [r.status for r in s.rows(result.run.id)] == ["crash"]
+        assert [r.status for r in s.rows(first.run.id)] == ["wrong_result"]
+        assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_killed_campaign_resumes_without_duplicates(tmp_path):
+    root = _layout(tmp_path, {"silu": "silu_good", "rsqrt": "rsqrt_hang", "softmax": "softmax_zeros"})
+    db = tmp_path / "k.db"
+    cmd = [sys.executable, "-m", "kernelgenbench.cli", "run", "--method", "files", "--dir", str(root),
+           "--ops", "silu,rsqrt,softmax", "--db", str(db), "--device", "cpu", "--name", "killed",
+           "--timeout", "60"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.time() + 120
+    judged = 0
+    while time.time() < deadline and judged == 0:  # kill once the first verdict is stored
+        time.sleep(0.5)
+        if db.exists():
+            with Store(db) as s:
+                run = s.find_run("killed")
+                judged = s.counts(run.id)[1] if run else 0
+    assert judged >= 1, "the campaign never stored a verdict"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with Store(db) as s:
+        run = s.find_run("killed")
+        attempts, verdicts = s.counts(run.id)
+        assert run.finished is None and attempts == 3 and verdicts < 3
+
+    result = api.run("files", dir=str(root), ops=["silu", "rsqrt", "softmax"], db=db, device="cpu",
+                     name="killed", timeout_s=20)
+    assert result.already_judged == verdicts and result.judged == 3 - verdicts
+    with Store(db) as s:
+        rows = list(s.rows(result.run.id))
+        assert sorted(r.op for r in rows) == ["aten::rsqrt", "aten::silu", "aten::softmax"]
+        assert {r.op: r.status for r in rows}["aten::rsqrt"] == "timeout"
+        assert s.counts(result.run.id) == (3, 3)
+        assert s.find_run("killed").finished is not None
+
+
+def test_rerunning_a_finished_campaign_judges_nothing_twice(tmp_path):
+    root = _layout(tmp_path, {"silu": "silu_good"})
+    db = tmp_path / "k.db"
+    first = api.run("files", dir=str(root), ops=["silu"], db=db, device="cpu")
+    again = api.run("files", dir=str(root), ops=["silu"], db=db, device="cpu")
+    assert first.run.id == again.run.id and again.judged == 0 and again.already_judged == 1
+    fresh = api.run("files", dir=str(root), ops=["silu"], db=db, device="cpu", fresh=True)
+    assert fresh.run.id != first.run.id and fresh.judged == 1

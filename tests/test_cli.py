@@ -1,0 +1,84 @@
+"""The command line: one clear line and a non-zero exit for a user's mistakes; JSON for machines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import CANDIDATES
+
+
+def kgbench(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kernelgenbench.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["verify", str(CANDIDATES / "silu_good.py"), "--op", "aten::nope"], "unknown operator 'aten::nope'"),
+    (["verify", "/no/such/file.py", "--op", "silu"], "no such file"),
+    (["verify", str(CANDIDATES / "silu_good.py"), "--op", "silu", "--device", "cuda"], "needs a CUDA GPU"),
+    (["verify", str(CANDIDATES / "silu_good.py"), "--op", "silu", "--device", "tpu"], "unknown device 'tpu'"),
+    (["report", "--db", "/no/such/dir/k.db"], "no database at /no/such/dir/k.db"),
+    (["run", "--method", "files", "--db", "/no/such/dir/k.db"], "needs --dir"),
+    (["run", "--method", "files", "--dir", "/no/such/dir"], "no such folder"),
+    (["run", "--method", "magic"], "unknown method 'magic'"),
+    (["run", "--db", "/no/such/dir/k.db", "--ops", "silu", "--device", "cpu"], "folder /no/such/dir does not exist"),
+    (["show", "aten::sort"], "not specified yet"),
+    (["ops", "--source", "xla"], "unknown source 'xla'"),
+])
+def test_user_errors_are_one_line(args, message):
+    r = kgbench(*args)
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error: ") and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr + r.stdout
+
+
+def test_binary_file_is_refused(tmp_path):
+    f = tmp_path / "k.py"
+    f.write_bytes(b"\xff\xfe\x00binary")
+    r = kgbench("verify", str(f), "--op", "silu", "--device", "cpu")
+    assert r.returncode == 2 and "not a UTF-8 text file" in r.stderr
+
+
+def test_verify_json_and_exit_codes():
+    ok = kgbench("verify", str(CANDIDATES / "silu_good.py"), "--op", "silu", "--device", "cpu", "--json")
+    assert ok.returncode == 0
+    v = json.loads(ok.stdout)
+    assert v["op"] == "aten::silu" and v["status"] == "pass" and v["reason"]
+    assert len(v["cases"]) == 36 and {"case", "status", "reason", "figures"} <= set(v["cases"][0])
+    bad = kgbench("verify", str(CANDIDATES / "silu_missing_out.py"), "--op", "silu", "--device", "cpu")
+    assert bad.returncode == 1 and "COMPILE_ERROR" in bad.stdout and "silu_out" in bad.stdout
+
+
+def test_ops_lists_all_210_with_coverage():
+    r = kgbench("ops")
+    assert r.returncode == 0
+    assert "16 of 210 operators specified (aten 10/110, vllm 3/50, cublas 3/50)" in r.stdout
+    mc = kgbench("ops", "--view", "MC")
+    assert "of 110 operators specified" in mc.stdout
+
+
+def test_show_lists_functions_and_public_cases_only():
+    r = kgbench("show", "aten::softmax")
+    assert r.returncode == 0
+    assert "def softmax_int_out" in r.stdout and "public: softmax.int" in r.stdout
+    assert "hidden:" not in r.stdout
+
+
+def test_run_and_report_in_three_formats(tmp_path):
+    root = tmp_path / "c" / "aten"
+    root.mkdir(parents=True)
+    (root / "silu.py").write_text((CANDIDATES / "silu_good.py").read_text())
+    db = str(tmp_path / "k.db")
+    r = kgbench("run", "--method", "files", "--dir", str(root.parent), "--ops", "silu,softmax", "--db", db,
+                "--device", "cpu")
+    assert r.returncode == 0, r.stderr
+    md = kgbench("report", "--db", db).stdout
+    assert "| aten | 2 | 2 | 1 | 50.0 |" in md
+    data = json.loads(kgbench("report", "--db", db, "--format", "json").stdout)
+    assert data["by_source"][0]["clean_passes"] == 1
+    csv_lines = kgbench("report", "--db", db, "--format", "csv").stdout.strip().splitlines()
+    assert csv_lines[0].startswith("run,source,operator") and len(csv_lines) == 3
