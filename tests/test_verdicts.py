@@ -80,3 +80,17 @@ def test_fail_fast_stops_at_the_first_failure(candidate):
     v = judge(candidate("silu_fp16_math"), fail_fast=True)
     assert v.status is Status.WRONG_RESULT and v.cases[-1].status is Status.WRONG_RESULT
     assert len(v.cases) < 36
+
+
+def test_memory_exhaustion_is_a_crash(candidate):
+    v = judge(candidate("silu_memory_hog"))
+    assert v.status is Status.CRASH and "memory" in v.reason
+
+
+def test_small_real_error_is_wrong_result_with_figures(candidate):
+    v = judge(candidate("rms_norm_wrong_eps"), "vllm::rms_norm")
+    assert v.status is Status.WRONG_RESULT, v.reason
+    failing = next(c for c in v.cases if c.status is Status.WRONG_RESULT)
+    assert failing.case == v.failing_case and "numerical error too large" in failing.reason
+    f = failing.figures
+    assert f is not None and f.ratio > 1 and f.max_err > f.max_tol and f.native_rms_err < f.rms_err

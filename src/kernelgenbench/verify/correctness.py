@@ -53,7 +53,8 @@ def _is_device_fault(e: BaseException) -> bool:
         return True
     text = str(e)
     return any(s in text for s in ("CUDA error", "illegal memory access", "device-side assert",
-                                   "unspecified launch failure", "out of memory"))
+                                   "unspecified launch failure", "out of memory",
+                                   "can't allocate memory"))
 
 
 def _tail(limit: int = 12) -> str:

@@ -30,7 +30,8 @@ GEMV: dict[str, list[tuple[Any, int, int, int, int, int, float, float, bool]]] =
         ("C", 128, 64, 0, 1, -1, 1.0, 0.25, False),
         (0, 24, 200, 0, -1, 1, 1.0, 1.0, False),
         (0, 0, 5, 0, 1, 1, 1.0, 0.5, False),
-        (1, 9, 0, 0, 1, 1, 1.0, 0.5, False),
+        (1, 0, 5, 0, 1, 1, 1.0, 0.5, False),
+        (0, 5, 0, 0, 1, -1, -1.0, 2.0, False),
     ],
     "large": [
         (0, 8192, 8192, 0, 1, 1, 1.0, 0.0, False),
@@ -109,11 +110,12 @@ def gemv_sampler(prec: str):
     return sampler
 
 
-# A float64 routine has no more precise truth than the float64 reference, and on the CPU its native
-# result is that reference (zero error), so only the floor is left: reordered float64 sums measured
-# up to 7 ulps of the output's scale on the small cases (300 seeds); 32 keeps a margin while an
-# fp32 downgrade (about 1e8 ulps) still fails.
-FLOAT64_FLOOR = Tolerance(floor_ulps=32.0)
+# A float64 routine has no truth more precise than the float64 reference, and its native result can
+# equal that reference (on the CPU it is the reference; on CUDA torch's float64 mv is cuBLAS's own
+# dgemv), leaving only the floor. A tiled Triton dgemv measured 20 ulps of the output's scale at
+# 16384 x 16384 and a plain sequential sum is estimated near 100, so the floor is 256 ulps; an
+# fp32 downgrade (about 5e8 ulps) still fails.
+FLOAT64_FLOOR = Tolerance(floor_ulps=256.0)
 
 
 def gemv_operator(prec: str) -> Operator:
@@ -124,7 +126,7 @@ def gemv_operator(prec: str) -> Operator:
         "A column-major with a leading dimension, strided x and y, y written in place.",
         gemv_overload(prec), gemv_sampler(prec),
         tolerance=FLOAT64_FLOOR if prec == "D" else Tolerance(),
-        notes="" if prec == "S" else "float64: the tolerance floor is 32 ulps, since the truth is float64 too.",
+        notes="" if prec == "S" else "float64: the tolerance floor is 256 ulps, since the truth is float64 too.",
     )
 
 

@@ -1,0 +1,18 @@
+"""Positive controls: every shipped solution passes every small case in the interpreter."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelgenbench import api
+from kernelgenbench.methods.files import candidate_path
+from kernelgenbench.methods.reference import solutions_dir
+from kernelgenbench.suite import registry
+from kernelgenbench.verify.verdict import Status
+
+
+@pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
+def test_reference_solution_passes(op):
+    v = api.verify_file(candidate_path(solutions_dir(), op.id), op.id, device="cpu", seed=2026, timeout_s=900)
+    assert v.status is Status.PASS, f"{v.reason} (case {v.failing_case})\n{v.traceback or ''}"
+    assert len(v.cases) == len(op.select_cases(sizes=("small",)))

@@ -1,0 +1,24 @@
+"""The worker's environment: no credentials, its own Triton cache, the platform's settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernelgenbench.platforms import INTERPRETER, Platform
+from kernelgenbench.sandbox.runner import worker_env
+
+
+def test_worker_env_drops_credentials(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("HF_TOKEN", "hf-secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    env = worker_env(INTERPRETER, tmp_path, None)
+    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY"} & set(env)
+    assert "sk-secret" not in "".join(env.values())
+    assert env["TRITON_INTERPRET"] == "1"
+    assert Path(env["TRITON_CACHE_DIR"]).parent == tmp_path
+
+
+def test_cuda_worker_is_pinned_to_its_device(tmp_path):
+    cuda = Platform("cuda", "cuda", "CUDA", ("small", "large"), device_count=4)
+    assert worker_env(cuda, tmp_path, 3)["CUDA_VISIBLE_DEVICES"] == "3"
