@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs kernelgenbench and prints the Python to run it with.
+# A Python that already has torch and triton (a GPU machine's) is used as it is; otherwise a
+# .venv is made with the CPU build of torch, and Triton runs in its interpreter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${PYTHON:-python3}
+if [ -z "${KGB_VENV:-}" ] && "$base" -c "import torch, triton" >/dev/null 2>&1; then
+  py=$base
+  "$py" -c "import typer, rich" >/dev/null 2>&1 || "$py" -m pip install -q "typer>=0.12" "rich>=13" >&2
+  "$py" -m pip install -q --no-deps --no-build-isolation -e . >&2
+else
+  [ -x .venv/bin/python ] || "$base" -m venv .venv >&2
+  py=$PWD/.venv/bin/python
+  "$py" -c "import torch" >/dev/null 2>&1 || "$py" -m pip install -q "torch==${KGB_TORCH:-2.13.0}" >&2
+  "$py" -m pip install -q -e ".[test]" >&2
+fi
+echo "$py"
