@@ -24,7 +24,9 @@ def index_select_sampler(ov: Overload, size: Size):
         for i, (shape, dtype, layout) in enumerate(covering(SHAPES[size], FLOATS, layouts)):
             dim = 0 if len(shape) <= 1 or i % 2 == 0 else len(shape) - 1
             extent = shape[dim] if shape else 1
-            if extent == 0:
+            if not shape:
+                length = 1  # a 0-d self takes exactly one index
+            elif extent == 0:
                 length = 0
             else:
                 length = lengths[i % len(lengths)]
@@ -32,8 +34,7 @@ def index_select_sampler(ov: Overload, size: Size):
             yield {
                 "self": TensorSpec(shape, dtype, layout),
                 "dim": dim,
-                "index": TensorSpec((length,) if shape else (1,) if length else (0,), index_dtype,
-                                    dist="index", low=0, high=max(extent, 1)),
+                "index": TensorSpec((length,), index_dtype, dist="index", low=0, high=max(extent, 1)),
             }
 
     return samples_of(ov, grid())
