@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The GPU proof for the harness core, in one device call: the README's quickstart on the GPU
+# (reference solutions, small + large tiers), the recorded report, and the GPU-only tests.
+# Usage: bash benchmarks/h200_validation.sh OUTDIR
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: h200_validation.sh OUTDIR}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/nvidia-smi.csv" 2>&1
+bash scripts/quickstart.sh --device cuda --db "$out/reference.db" --name h200-reference --workers 1 \
+  2>&1 | tee "$out/quickstart.log"
+py=$(bash scripts/setup.sh)
+"$py" benchmarks/record_run.py --db "$out/reference.db" --run h200-reference --out "$out" --tag reference-h200
+"$py" -m pytest -q -m gpu tests/test_gpu.py -p no:cacheprovider 2>&1 | tee "$out/gpu-tests.log"
