@@ -94,3 +94,9 @@ def test_small_real_error_is_wrong_result_with_figures(candidate):
     assert failing.case == v.failing_case and "numerical error too large" in failing.reason
     f = failing.figures
     assert f is not None and f.ratio > 1 and f.max_err > f.max_tol and f.native_rms_err < f.rms_err
+
+
+def test_noop_fails_an_in_place_float64_routine(candidate):
+    # Regression: the float64 reference must never run on the candidate's own buffers.
+    v = judge(candidate("dgemv_noop"), "cublas::cublasDgemv_v2")
+    assert v.status is Status.WRONG_RESULT, v.reason

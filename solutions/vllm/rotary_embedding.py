@@ -12,17 +12,29 @@ import triton.language as tl
 
 
 @triton.jit
-def _rotate_heads(base, heads, n_heads, s_head, s_elem, a_idx, b_idx, j_ok, cos, sin):
-    ok = (heads < n_heads)[:, None] & j_ok[None, :]
-    head_off = heads.to(tl.int64)[:, None] * s_head
-    a_at = base + head_off + a_idx[None, :].to(tl.int64) * s_elem
-    b_at = base + head_off + b_idx[None, :].to(tl.int64) * s_elem
+def _rotate_neox(base, heads, n_heads, s_head, s_elem, half, cos, sin, BLOCK_D: tl.constexpr):
+    j = tl.arange(0, BLOCK_D)
+    ok = (heads < n_heads)[:, None] & (j < half)[None, :]
+    a_at = base + heads.to(tl.int64)[:, None] * s_head + j[None, :].to(tl.int64) * s_elem
+    b_at = a_at + half * s_elem
     a = tl.load(a_at, mask=ok, other=0.0).to(tl.float32)
     b = tl.load(b_at, mask=ok, other=0.0).to(tl.float32)
+    tl.store(a_at, (a * cos[None, :] - b * sin[None, :]).to(base.dtype.element_ty), mask=ok)
+    tl.store(b_at, (b * cos[None, :] + a * sin[None, :]).to(base.dtype.element_ty), mask=ok)
+
+
+@triton.jit
+def _rotate_gptj(base, heads, n_heads, s_head, s_elem, half, cos, sin, BLOCK_D: tl.constexpr):
+    """Pairs (2j, 2j+1) are adjacent: load the rotated span whole and split it, for coalescing."""
+    k = tl.arange(0, 2 * BLOCK_D)
+    ok = (heads < n_heads)[:, None] & (k < 2 * half)[None, :]
+    at = base + heads.to(tl.int64)[:, None] * s_head + k[None, :].to(tl.int64) * s_elem
+    x = tl.load(at, mask=ok, other=0.0).to(tl.float32)
+    a, b = tl.split(tl.reshape(x, (x.shape[0], BLOCK_D, 2)))
     new_a = a * cos[None, :] - b * sin[None, :]
     new_b = b * cos[None, :] + a * sin[None, :]
-    tl.store(a_at, new_a.to(base.dtype.element_ty), mask=ok)
-    tl.store(b_at, new_b.to(base.dtype.element_ty), mask=ok)
+    y = tl.reshape(tl.join(new_a, new_b), (x.shape[0], 2 * BLOCK_D))
+    tl.store(at, y.to(base.dtype.element_ty), mask=ok)
 
 
 @triton.jit
@@ -42,17 +54,16 @@ def _rope_kernel(pos_ptr, q_ptr, k_ptr, cache_ptr, seq_len, ps_batch, ps_seq,
     row = cache_ptr + pos * cs_row
     cos = tl.load(row + j.to(tl.int64) * cs_col, mask=j_ok, other=0.0).to(tl.float32)
     sin = tl.load(row + (j + half).to(tl.int64) * cs_col, mask=j_ok, other=0.0).to(tl.float32)
+    q = q_ptr + b * qs_batch + s * qs_seq
+    k = k_ptr + b * ks_batch + s * ks_seq
     if IS_NEOX:
-        a_idx = j
-        b_idx = j + half
+        _rotate_neox(q, heads, nq, qs_head, qs_elem, half, cos, sin, BLOCK_D)
+        if HAS_KEY:
+            _rotate_neox(k, heads, nk, ks_head, ks_elem, half, cos, sin, BLOCK_D)
     else:
-        a_idx = 2 * j
-        b_idx = 2 * j + 1
-    _rotate_heads(q_ptr + b * qs_batch + s * qs_seq, heads, nq, qs_head, qs_elem,
-                  a_idx, b_idx, j_ok, cos, sin)
-    if HAS_KEY:
-        _rotate_heads(k_ptr + b * ks_batch + s * ks_seq, heads, nk, ks_head, ks_elem,
-                      a_idx, b_idx, j_ok, cos, sin)
+        _rotate_gptj(q, heads, nq, qs_head, qs_elem, half, cos, sin, BLOCK_D)
+        if HAS_KEY:
+            _rotate_gptj(k, heads, nk, ks_head, ks_elem, half, cos, sin, BLOCK_D)
 
 
 def _token_head_strides(t: torch.Tensor, token_dims: int, head_size: int):

@@ -67,14 +67,14 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax"),
     """Show an operator: what it computes, the functions a candidate must define, and its cases."""
     o = registry.get(op)
     out.print(f"[bold]{o.id}[/bold]  ({o.source}, family {o.family})")
-    out.print(o.doc)
+    out.print(o.doc, markup=False)
     if o.notes:
-        out.print(f"note: {o.notes}")
+        out.print(f"note: {o.notes}", markup=False)
     out.print("\n[bold]Functions a candidate defines[/bold]")
     for ov in o.overloads:
-        out.print(f"  def {ov.func_name}  <-  {ov.signature}")
+        out.print(f"  def {ov.func_name}  <-  {ov.signature}", markup=False)
         if ov.doc:
-            out.print(f"      {ov.doc}")
+            out.print(f"      {ov.doc}", markup=False)
     t = o.tolerance
     out.print(f"\ntolerance: error <= {t.k_rms:g}x native RMS error and {t.k_max:g}x native max error, "
               f"plus {t.floor_ulps:g} ulp of the output's scale")

@@ -111,12 +111,16 @@ def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def upcast_value(v: Any) -> Any:
-    """Float64 (complex128) versions of floating tensors and dtype arguments, for the reference."""
+    """Float64 (complex128) copies of floating tensors and dtype arguments, for the reference.
+
+    Always a copy: the reference writes in place, and a float64 input must not be the very
+    buffer the candidate is later judged on.
+    """
     if isinstance(v, torch.Tensor):
         if v.dtype.is_complex:
-            return v.to(torch.complex128)
+            return v.to(torch.complex128, copy=True)
         if v.dtype.is_floating_point:
-            return v.to(torch.float64)
+            return v.to(torch.float64, copy=True)
         return v.clone()
     if isinstance(v, torch.dtype):
         if v.is_complex:
