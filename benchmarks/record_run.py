@@ -56,8 +56,8 @@ def main() -> int:
         v = verdicts[r.op]
         large_names = {c.name for c in registry.get(r.op).select_cases(sizes=("large",))}
         large = sum(1 for c in v.cases if c.case in large_names) if v else 0
-        header.append(f"| {r.op} | {r.n_cases} | {large} | {r.worst_ratio if r.worst_ratio is None else f'{r.worst_ratio:.3g}'} "
-                      f"| {r.seconds or 0:.1f} |")
+        worst = "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}"
+        header.append(f"| {r.op} | {r.n_cases} | {large} | {worst} | {r.seconds or 0:.1f} |")
     report = api.report(args.db, run.name, "md")
     (out / f"{args.tag}.md").write_text("\n".join(header) + "\n\n" + report)
     (out / f"{args.tag}.json").write_text(json.dumps({

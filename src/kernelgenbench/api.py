@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from . import methods
 from .execute import CampaignResult, LocalPool, run_campaign

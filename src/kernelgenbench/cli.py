@@ -111,7 +111,7 @@ def _print_verdict(v: Verdict) -> None:
 @app.command()
 def verify(file: str = typer.Argument(..., help="candidate Python file"),
            op: str = typer.Option(..., "--op", help="operator id, e.g. aten::softmax"),
-           device: Optional[str] = typer.Option(None, help="cpu (Triton interpreter) or cuda; default: cuda if present"),
+           device: Optional[str] = typer.Option(None, help="cpu (Triton interpreter) or cuda; default: cuda if any"),
            as_json: bool = typer.Option(False, "--json", help="print the verdict as JSON"),
            public: bool = typer.Option(False, "--public", help="public cases only (what agents may iterate on)"),
            seed: Optional[int] = typer.Option(None, help="input seed (default: a fresh secret one)"),

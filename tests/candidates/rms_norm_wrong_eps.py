@@ -1,5 +1,4 @@
 """A genuine RMSNorm kernel with a small real bug: epsilon 1e-3 instead of the one passed in."""
-import torch
 import triton
 import triton.language as tl
 

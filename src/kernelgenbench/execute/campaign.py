@@ -11,8 +11,8 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..methods.base import Method
 from ..platforms import Platform, environment

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Callable, Iterable, Iterator, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from ..platforms import Platform
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..metrics import Summary, by_source
 from ..store import Row, Run

@@ -17,9 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 from ..platforms import Platform
 from ..verify.pipeline import Plan, first_failure

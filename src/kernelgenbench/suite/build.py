@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import cycle
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import torch
 

@@ -6,7 +6,8 @@ every device. Low-precision tensors are drawn in float32 and rounded, which keep
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 

@@ -6,8 +6,9 @@ Views: MS is all 210 operators; MC is the 110 ATen operators, run on every platf
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from .catalog import NAMES
 from .spec import SOURCES, Operator
@@ -35,15 +36,22 @@ def all_ids(source: str | None = None) -> tuple[str, ...]:
     return tuple(f"{s}::{n}" for s in sources for n in NAMES[s])
 
 
-@lru_cache(maxsize=None)
-def _source_operators(source: str) -> dict[str, Operator]:
-    module = importlib.import_module(f"{__package__}.{source}")
-    ops = module.operators()
-    known = set(all_ids(source))
-    for op in ops:
-        if op.id not in known:
-            raise AssertionError(f"{op.id} is specified but not one of the published operator names")
-    return {op.id: op for op in ops}
+@cache
+def _factories(source: str) -> dict[str, Callable[[], Operator]]:
+    """Name -> record builder; a record is built only when asked for."""
+    factories: dict[str, Callable[[], Operator]] = importlib.import_module(f"{__package__}.{source}").OPERATORS
+    unknown = set(factories) - set(NAMES[source])
+    if unknown:
+        raise AssertionError(f"specified but not published operator names: {sorted(unknown)}")
+    return factories
+
+
+@cache
+def _build(op_id: str) -> Operator:
+    source, name = op_id.split("::", 1)
+    op = _factories(source)[name]()
+    assert op.id == op_id, f"{name} builds {op.id}"
+    return op
 
 
 def normalize(op_id: str) -> str:
@@ -66,29 +74,29 @@ def normalize(op_id: str) -> str:
 
 
 def is_specified(op_id: str) -> bool:
-    return normalize(op_id) in _source_operators(normalize(op_id).split("::", 1)[0])
+    source, name = normalize(op_id).split("::", 1)
+    return name in _factories(source)
 
 
 def get(op_id: str) -> Operator:
     """The operator record; raises UnknownOperator for a name outside the suite or not yet specified."""
     oid = normalize(op_id)
-    ops = _source_operators(oid.split("::", 1)[0])
-    if oid not in ops:
+    if not is_specified(oid):
         raise UnknownOperator(f"{oid} is in the suite but not specified yet (see `kgbench ops`)")
-    return ops[oid]
+    return _build(oid)
 
 
 def entries(source: str | None = None) -> list[Entry]:
     out = []
     for oid in all_ids(source):
         src, name = oid.split("::", 1)
-        out.append(Entry(oid, src, name, oid in _source_operators(src)))
+        out.append(Entry(oid, src, name, name in _factories(src)))
     return out
 
 
 def specified(source: str | None = None) -> list[Operator]:
     sources = (source,) if source else SOURCES
-    return [op for s in sources for op in _source_operators(s).values()]
+    return [_build(f"{s}::{name}") for s in sources for name in NAMES[s] if name in _factories(s)]
 
 
 def select(ops: list[str] | None = None, source: str | None = None) -> list[Operator]:

@@ -6,8 +6,9 @@ inside the sandbox worker, from a seed the candidate cannot know.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 Source = Literal["aten", "vllm", "cublas"]
 Size = Literal["small", "large", "perf"]

@@ -13,9 +13,10 @@ import importlib.util
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import torch
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 import traceback
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 
@@ -142,12 +143,14 @@ class CaseRunner:
             if got.device.type != torch.device(self.device).type:
                 return done(Status.WRONG_RESULT, f"{label} is on {got.device}, expected {self.device}")
             if i < len(produced) - len(ov.writes) and got.numel() > 0 and _aliases(got, inputs):
-                return done(Status.WRONG_RESULT, f"{label} shares memory with an input; the schema promises a new tensor")
+                return done(Status.WRONG_RESULT,
+                            f"{label} shares memory with an input; the schema promises a new tensor")
         for name, before in snapshot.items():
             if name in ov.writes or not isinstance(before, torch.Tensor):
                 continue
             if not _same_bits(before, values[name]):
-                return done(Status.WRONG_RESULT, f"the candidate modified its input `{name}`, which this operator only reads")
+                return done(Status.WRONG_RESULT,
+                            f"the candidate modified its input `{name}`, which this operator only reads")
         worst = None
         for i, (got, ref, nat) in enumerate(zip(produced, reference, native)):
             if not isinstance(got, torch.Tensor):

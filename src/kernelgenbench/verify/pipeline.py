@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..suite.spec import Operator, Size
 from .bind import BindError, binding_for, load_module, required_functions

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..spec import Operator
 from . import index, matmul, pointwise, reduce
 
-FAMILIES = (pointwise, reduce, matmul, index)
-
-
-def operators() -> list[Operator]:
-    return [op for fam in FAMILIES for op in fam.operators()]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    name: factory for fam in (index, matmul, pointwise, reduce) for name, factory in fam.OPERATORS.items()
+}

@@ -7,8 +7,9 @@ the native overload on meta tensors, so no out-shape rule is written twice.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 
@@ -27,7 +28,8 @@ def _blank(v: Any, device: str) -> Any:
     return v
 
 
-def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str], dtype: torch.dtype) -> dict[str, torch.Tensor]:
+def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
+                   dtype: torch.dtype) -> dict[str, torch.Tensor]:
     """Run the native overload on shape-only tensors; meta first, the CPU where a meta kernel is broken."""
     for device in ("meta", "cpu"):
         blanks = {k: _blank(v, device) for k, v in values.items()}
@@ -46,7 +48,8 @@ def _out_dtype(ov: Overload, values: dict[str, Any]) -> torch.dtype:
     for key in ("dtype", "out_dtype"):
         if isinstance(values.get(key), torch.dtype):
             return values[key]
-    tensors = [v for v in values.values() if isinstance(v, TensorSpec) and (v.dtype.is_floating_point or v.dtype.is_complex)]
+    tensors = [v for v in values.values()
+               if isinstance(v, TensorSpec) and (v.dtype.is_floating_point or v.dtype.is_complex)]
     if not tensors:
         tensors = [v for v in values.values() if isinstance(v, TensorSpec)]
     dtype = tensors[0].dtype

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 
 from ..build import FLOATS, covering
@@ -40,8 +43,8 @@ def index_select_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
-def operators() -> list[Operator]:
-    return [
-        aten_operator("index_select", "index", "Rows (or slices along `dim`) of self picked by an int index; repeats allowed.",
-                      index_select_sampler),
-    ]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "index_select": partial(aten_operator, "index_select", "index",
+                            "Rows (or slices along `dim`) of self picked by an int index; repeats allowed.",
+                            index_select_sampler),
+}

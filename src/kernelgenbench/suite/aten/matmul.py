@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 
 from ..build import FLOATS
@@ -45,14 +48,14 @@ def _mm_dtype_out_reference(self, mat2, out_dtype, *, out):
     return out.resize_(result.shape).copy_(result)
 
 
-def operators() -> list[Operator]:
-    return [
-        aten_operator(
-            "mm", "matmul",
-            "Matrix product of a (m, k) and a (k, n) matrix. float32 must be computed in full float32 "
-            "(no TF32): PyTorch's default matmul is not TF32.",
-            mm_sampler,
-            reference={"mm.dtype": _mm_dtype_reference, "mm.dtype_out": _mm_dtype_out_reference},
-            notes="mm.dtype and mm.dtype_out have native kernels on CUDA only.",
-        ),
-    ]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "mm": partial(
+        aten_operator,
+        "mm", "matmul",
+        "Matrix product of a (m, k) and a (k, n) matrix. float32 must be computed in full float32 "
+        "(no TF32): PyTorch's default matmul is not TF32.",
+        mm_sampler,
+        reference={"mm.dtype": _mm_dtype_reference, "mm.dtype_out": _mm_dtype_out_reference},
+        notes="mm.dtype and mm.dtype_out have native kernels on CUDA only.",
+    ),
+}

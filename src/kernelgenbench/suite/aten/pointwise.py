@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 
 from ..build import FLOATS, covering
@@ -43,14 +46,13 @@ def binary_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
-def operators() -> list[Operator]:
-    return [
-        aten_operator("add", "pointwise", "self + alpha * other, with type promotion and broadcasting.",
-                      binary_sampler),
-        aten_operator("mul", "pointwise", "self * other, with type promotion and broadcasting.",
-                      binary_sampler),
-        aten_operator("silu", "pointwise", "x * sigmoid(x), computed in float32 for low-precision inputs.",
-                      unary_sampler("uniform", -8.0, 8.0)),
-        aten_operator("rsqrt", "pointwise", "1 / sqrt(x) elementwise.",
-                      unary_sampler("positive", 0.01, 100.0)),
-    ]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "add": partial(aten_operator, "add", "pointwise", "self + alpha * other, with type promotion and broadcasting.",
+                   binary_sampler),
+    "mul": partial(aten_operator, "mul", "pointwise", "self * other, with type promotion and broadcasting.",
+                   binary_sampler),
+    "silu": partial(aten_operator, "silu", "pointwise", "x * sigmoid(x), computed in float32 for low-precision inputs.",
+                    unary_sampler("uniform", -8.0, 8.0)),
+    "rsqrt": partial(aten_operator, "rsqrt", "pointwise", "1 / sqrt(x) elementwise.",
+                     unary_sampler("positive", 0.01, 100.0)),
+}

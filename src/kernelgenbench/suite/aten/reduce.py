@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import torch
 
 from ..build import FLOATS, covering
@@ -64,14 +67,15 @@ def scan_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
-def operators() -> list[Operator]:
-    return [
-        aten_operator("sum", "reduce", "Sum over all elements or over `dim`; low-precision input accumulates in float32.",
-                      reduction_sampler),
-        aten_operator("mean", "reduce", "Arithmetic mean over all elements or over `dim`; NaN for empty reductions.",
-                      reduction_sampler),
-        aten_operator("softmax", "reduce", "exp(x - max) / sum(exp(x - max)) along `dim`, optionally in `dtype`.",
-                      softmax_sampler),
-        aten_operator("cumsum", "reduce", "Inclusive prefix sum along `dim`, optionally in `dtype`.",
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "sum": partial(aten_operator, "sum", "reduce",
+                   "Sum over all elements or over `dim`; low-precision input accumulates in float32.",
+                   reduction_sampler),
+    "mean": partial(aten_operator, "mean", "reduce",
+                    "Arithmetic mean over all elements or over `dim`; NaN for empty reductions.",
+                    reduction_sampler),
+    "softmax": partial(aten_operator, "softmax", "reduce",
+                       "exp(x - max) / sum(exp(x - max)) along `dim`, optionally in `dtype`.", softmax_sampler),
+    "cumsum": partial(aten_operator, "cumsum", "reduce", "Inclusive prefix sum along `dim`, optionally in `dtype`.",
                       scan_sampler),
-    ]
+}

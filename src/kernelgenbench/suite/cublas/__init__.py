@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..spec import Operator
 from . import level1, level2, level3
 
-
-def operators() -> list[Operator]:
-    return [*level1.operators(), *level2.operators(), *level3.operators()]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    name: factory for fam in (level1, level2, level3) for name, factory in fam.OPERATORS.items()
+}

@@ -7,7 +7,8 @@ reference, a library call and a candidate all index the same flat buffer.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import torch
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
 import torch
 
@@ -55,11 +57,10 @@ def axpy_sampler(ov: Overload, size: Size) -> Iterator[Any]:
     return iter(samples(rows))
 
 
-def operators() -> list[Operator]:
-    return [
-        blas_operator(
-            "cublasSaxpy_v2", "blas1",
-            "cuBLAS single-precision axpy: y := alpha * x + y on strided device vectors, in place.",
-            OVERLOAD, axpy_sampler,
-        ),
-    ]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "cublasSaxpy_v2": partial(
+        blas_operator, "cublasSaxpy_v2", "blas1",
+        "cuBLAS single-precision axpy: y := alpha * x + y on strided device vectors, in place.",
+        OVERLOAD, axpy_sampler,
+    ),
+}

@@ -6,13 +6,30 @@ cublasSgemv_v2, so only the D record is registered; `gemv_operator("S")` builds 
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
 import torch
 
 from ..spec import Operator, Overload, Size, Tolerance
-from .family import (ENUM_DOC, OP_N, PRECISIONS, blas_operator, matrix_spec, op_code, op_matrix, params,
-                     pointer_doc, poisoned, samples, signature, vector_spec, vector_view, write_vector)
+from .family import (
+    ENUM_DOC,
+    OP_N,
+    PRECISIONS,
+    blas_operator,
+    matrix_spec,
+    op_code,
+    op_matrix,
+    params,
+    pointer_doc,
+    poisoned,
+    samples,
+    signature,
+    vector_spec,
+    vector_view,
+    write_vector,
+)
 
 # (trans, m, n, lda - m, incx, incy, alpha, beta, y arrives all-NaN)
 GEMV: dict[str, list[tuple[Any, int, int, int, int, int, float, float, bool]]] = {
@@ -130,5 +147,4 @@ def gemv_operator(prec: str) -> Operator:
     )
 
 
-def operators() -> list[Operator]:
-    return [gemv_operator("D")]
+OPERATORS: dict[str, Callable[[], Operator]] = {"cublasDgemv_v2": partial(gemv_operator, "D")}

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
 
 import torch
 
 from ..spec import Operator, Overload, Size
-from .family import (ENUM_DOC, OP_N, blas_operator, matrix_spec, matrix_view, op_code, op_matrix, params,
-                     pointer_doc, poisoned, samples, signature)
+from .family import (
+    ENUM_DOC,
+    OP_N,
+    blas_operator,
+    matrix_spec,
+    matrix_view,
+    op_code,
+    op_matrix,
+    params,
+    pointer_doc,
+    poisoned,
+    samples,
+    signature,
+)
 
 # (transa, transb, m, n, k, lda pad, ldb pad, ldc pad, alpha, beta, C arrives all-NaN)
 GEMM: dict[str, list[tuple[Any, Any, int, int, int, int, int, int, float, float, bool]]] = {
@@ -106,12 +120,11 @@ def gemm_sampler(ov: Overload, size: Size) -> Iterator[Any]:
     return iter(samples(row(*r) for r in GEMM[size]))
 
 
-def operators() -> list[Operator]:
-    return [
-        blas_operator(
-            "cublasSgemm_v2", "blas3",
-            "cuBLAS single-precision general matrix product: C := alpha * op(A) @ op(B) + beta * C, "
-            "column-major with leading dimensions and transpose flags, C written in place, full fp32.",
-            OVERLOAD, gemm_sampler,
-        ),
-    ]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "cublasSgemm_v2": partial(
+        blas_operator, "cublasSgemm_v2", "blas3",
+        "cuBLAS single-precision general matrix product: C := alpha * op(A) @ op(B) + beta * C, "
+        "column-major with leading dimensions and transpose flags, C written in place, full fp32.",
+        OVERLOAD, gemm_sampler,
+    ),
+}

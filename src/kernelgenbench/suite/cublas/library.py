@@ -11,8 +11,9 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import torch
 

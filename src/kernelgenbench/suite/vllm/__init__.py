@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..spec import Operator
 from . import norm, rotary
 
-FAMILIES = (norm, rotary)
-
-
-def operators() -> list[Operator]:
-    return [op for fam in FAMILIES for op in fam.operators()]
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    name: factory for fam in (norm, rotary) for name, factory in fam.OPERATORS.items()
+}

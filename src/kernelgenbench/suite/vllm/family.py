@@ -7,7 +7,8 @@ torch reference in the working dtype stands in for vLLM's numerics and the repor
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 

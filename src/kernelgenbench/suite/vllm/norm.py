@@ -8,7 +8,7 @@ rounds input + residual to the working dtype, stores it in `residual`, and norma
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Callable, Iterator
 
 import torch
 
@@ -125,5 +125,4 @@ def fused_add_rms_norm() -> Operator:
     )
 
 
-def operators() -> list[Operator]:
-    return [rms_norm(), fused_add_rms_norm()]
+OPERATORS: dict[str, Callable[[], Operator]] = {"rms_norm": rms_norm, "fused_add_rms_norm": fused_add_rms_norm}

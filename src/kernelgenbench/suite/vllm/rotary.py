@@ -10,8 +10,8 @@ and the sum rounded), exactly as the native torch path does, so the reference do
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import torch
 
@@ -140,5 +140,4 @@ def rotary_embedding() -> Operator:
     )
 
 
-def operators() -> list[Operator]:
-    return [rotary_embedding()]
+OPERATORS: dict[str, Callable[[], Operator]] = {"rotary_embedding": rotary_embedding}
