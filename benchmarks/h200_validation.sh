@@ -8,7 +8,7 @@ out=${1:?usage: h200_validation.sh OUTDIR}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/nvidia-smi.csv" 2>&1
-bash scripts/quickstart.sh --device cuda --db "$out/reference.db" --name h200-reference --workers 1 \
+timeout "${KGB_RUN_LIMIT:-1800}" bash scripts/quickstart.sh --device cuda --db "$out/reference.db" --name h200-reference --workers "${KGB_WORKERS:-8}" \
   2>&1 | tee "$out/quickstart.log"
 py=$(bash scripts/setup.sh)
 "$py" benchmarks/record_run.py --db "$out/reference.db" --run h200-reference --out "$out" --tag reference-h200
