@@ -8,8 +8,9 @@ out=${1:?usage: h200_validation.sh OUTDIR}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/nvidia-smi.csv" 2>&1
+py=$(bash scripts/setup.sh)
+"$py" -m pytest -q -m gpu tests/test_gpu.py -p no:cacheprovider > "$out/gpu-tests.log" 2>&1 &
 timeout "${KGB_RUN_LIMIT:-1800}" bash scripts/quickstart.sh --device cuda --db "$out/reference.db" --name h200-reference --workers "${KGB_WORKERS:-8}" \
   2>&1 | tee "$out/quickstart.log"
-py=$(bash scripts/setup.sh)
 "$py" benchmarks/record_run.py --db "$out/reference.db" --run h200-reference --out "$out" --tag reference-h200
-"$py" -m pytest -q -m gpu tests/test_gpu.py -p no:cacheprovider 2>&1 | tee "$out/gpu-tests.log"
+wait

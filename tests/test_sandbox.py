@@ -22,3 +22,10 @@ def test_worker_env_drops_credentials(monkeypatch, tmp_path):
 def test_cuda_worker_is_pinned_to_its_device(tmp_path):
     cuda = Platform("cuda", "cuda", "CUDA", ("small", "large"), device_count=4)
     assert worker_env(cuda, tmp_path, 3)["CUDA_VISIBLE_DEVICES"] == "3"
+
+
+def test_only_the_interpreter_platform_interprets(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    cuda = Platform("cuda", "cuda", "CUDA", ("small", "large"))
+    assert "TRITON_INTERPRET" not in worker_env(cuda, tmp_path, 0)
+    assert worker_env(INTERPRETER, tmp_path, None)["TRITON_INTERPRET"] == "1"

@@ -48,7 +48,7 @@ class Request:
 def worker_env(platform: Platform, workdir: Path, device_index: int | None,
                extra: dict[str, str] | None = None) -> dict[str, str]:
     """The parent's environment without anything that looks like a credential."""
-    env = {k: v for k, v in os.environ.items() if not SECRET.search(k)}
+    env = {k: v for k, v in os.environ.items() if not SECRET.search(k) and k != "TRITON_INTERPRET"}
     env.update(platform.env)
     env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
     env["PYTHONUNBUFFERED"] = "1"

@@ -18,20 +18,32 @@ def _takes_or_returns_tensor(schema: torch.FunctionSchema) -> bool:
     )
 
 
+def _named_tensor(packet: object, overload: str) -> bool:
+    """Dimname overloads belong to the prototype named-tensor API: left out, on every torch version.
+
+    Older torch lists them among the JIT schemas with `str dim`; the dispatcher's schema says Dimname.
+    """
+    if "dimname" in overload.lower() or overload.startswith("names"):
+        return True
+    op = getattr(packet, overload or "default", None)
+    return op is not None and "Dimname" in str(op._schema)
+
+
 def func_name(op: str, overload: str) -> str:
     """The candidate's Python name for an overload: `softmax.int` -> `softmax_int`."""
     return f"{op}_{overload}" if overload else op
 
 
 def overloads(op: str) -> tuple[Overload, ...]:
-    """Every overload of `aten::op` that takes or returns a Tensor, `out=` forms included."""
+    """Every overload of `aten::op` that takes or returns a Tensor, `out=` forms included
+    (named-tensor overloads aside)."""
     schemas = torch._C._jit_get_schemas_for_operator(f"aten::{op}")
     if not schemas:
         raise KeyError(f"aten::{op} is not in this torch's schema registry")
     packet = getattr(torch.ops.aten, op)
     found = []
     for s in schemas:
-        if not _takes_or_returns_tensor(s):
+        if not _takes_or_returns_tensor(s) or _named_tensor(packet, s.overload_name):
             continue
         ov_name = s.overload_name
         params = tuple(
