@@ -45,7 +45,7 @@ def main() -> int:
         "|---|---|",
         *[f"| {k} | {v} |" for k, v in env.items()],
         f"| judged candidates | {len(rows)} |",
-        f"| total candidate wall time (s) | {wall:.1f} |",
+        f"| candidate wall time, summed over parallel workers (s) | {wall:.1f} |",
         "",
         "## Cases per operator",
         "",
@@ -56,6 +56,9 @@ def main() -> int:
         v = verdicts[r.op]
         large_names = {c.name for c in registry.get(r.op).select_cases(sizes=("large",))}
         large = sum(1 for c in v.cases if c.case in large_names) if v else 0
+        if r.status is None:
+            header.append(f"| {r.op} | not judged | | | |")
+            continue
         worst = "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}"
         header.append(f"| {r.op} | {r.n_cases} | {large} | {worst} | {r.seconds or 0:.1f} |")
     report = api.report(args.db, run.name, "md")

@@ -7,7 +7,7 @@ from functools import partial
 
 import torch
 
-from ..build import FLOATS
+from ..build import FLOATS, MATMUL_TOLERANCE
 from ..spec import Operator, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
 
@@ -55,6 +55,7 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         "Matrix product of a (m, k) and a (k, n) matrix. float32 must be computed in full float32 "
         "(no TF32): PyTorch's default matmul is not TF32.",
         mm_sampler,
+        tolerance=MATMUL_TOLERANCE,
         reference={"mm.dtype": _mm_dtype_reference, "mm.dtype_out": _mm_dtype_out_reference},
         notes="mm.dtype and mm.dtype_out have native kernels on CUDA only.",
     ),

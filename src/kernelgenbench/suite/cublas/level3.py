@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from ..build import MATMUL_TOLERANCE
 from ..spec import Operator, Overload, Size
 from .family import (
     ENUM_DOC,
@@ -125,6 +126,6 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         blas_operator, "cublasSgemm_v2", "blas3",
         "cuBLAS single-precision general matrix product: C := alpha * op(A) @ op(B) + beta * C, "
         "column-major with leading dimensions and transpose flags, C written in place, full fp32.",
-        OVERLOAD, gemm_sampler,
+        OVERLOAD, gemm_sampler, tolerance=MATMUL_TOLERANCE,
     ),
 }
