@@ -1,12 +1,16 @@
-"""aten::cumsum in Triton: the inclusive prefix sum along `dim`, accumulated in float32.
+"""aten::cumsum in Triton: the inclusive prefix sum along `dim`.
 
 The host views input and output as (outer, n, inner) with strides, n being the scanned dim (the
 input is made contiguous first only when its outer or inner dims cannot merge). Each program
 walks its slices in tiles along n: it scans a tile with `tl.cumsum`, adds the running total of
-the tiles before it, and carries the tile's last value forward (masked tail elements load 0). Two kernels:
+the tiles before it, and carries the tile's last value forward (masked tail elements load 0).
+Two kernels:
   * `_cumsum_rows_kernel` when inner == 1: tiles of (rows, n), scanned along the row;
   * `_cumsum_cols_kernel` otherwise: tiles of (n, inner columns), scanned down the columns.
-Low-precision values are accumulated in float32 and rounded once at the store.
+Accumulation is in float32 when input and result are both 16-bit (like ATen), else in float64:
+a float32 result then stays within about one rounding of the exact sum even under heavy
+cancellation, where float32 sums taken in other orders can be several ulps off. Values are
+rounded once, at the final store.
 """
 
 import torch
@@ -61,6 +65,14 @@ def _cumsum_cols_kernel(
         carry = tl.sum(tl.where(rows == BLOCK_N - 1, y, 0.0), axis=0)  # the tile's last running totals
 
 
+HALF = (torch.float16, torch.bfloat16)
+
+
+def _acc_type(x, out):
+    """float32 when input and result are both 16-bit (as in ATen), else float64 (see above)."""
+    return tl.float32 if x.dtype in HALF and out.dtype in HALF else tl.float64
+
+
 def _merge(sizes, strides):
     """(size, stride) of one dim that walks a row-major group of dims, or None if it cannot."""
     if 0 in sizes:
@@ -105,7 +117,7 @@ def _cumsum_into(x, dim, out):
         raise NotImplementedError("cumsum: this out= layout is not supported")
     (outer, x_so), (n, x_sn), (inner, x_si) = x_view
     (_, o_so), (_, o_sn), (_, o_si) = o_view
-    acc = tl.float64 if torch.float64 in (x.dtype, out.dtype) else tl.float32
+    acc = _acc_type(x, out)
 
     if inner == 1:
         block_n = min(triton.next_power_of_2(n), TILE)

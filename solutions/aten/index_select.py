@@ -74,7 +74,8 @@ def _check(self, dim, index):
     if index.dtype not in (torch.int32, torch.int64):
         raise IndexError(f"index_select(): Expected dtype int32/int64 for index, got {index.dtype}")
     if self.dim() == 0 and index.numel() != 1:
-        raise IndexError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+        raise IndexError(f"index_select(): Index to scalar can have only 1 value, "
+                         f"got {index.numel()} value(s)")
     return dim % rank
 
 

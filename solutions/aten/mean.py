@@ -1,15 +1,20 @@
-"""aten::mean in Triton: the mean over all elements or over `dim`, accumulated in float32.
+"""aten::mean in Triton: the mean over all elements or over `dim`.
 
 The host views the input as (outer, n, inner) with strides, reducing over n: the reduced dims
 are one group (kept dims move in front when the reduced dims are not adjacent) and each group
 must merge into one strided dim, else the input is made contiguous first. Two kernels:
   * `_mean_rows_kernel` when inner == 1: tiles of (rows, n), summed along the row;
   * `_mean_cols_kernel` otherwise: tiles of (n, inner columns), summed down the columns.
-When there are too few output rows to fill the GPU, n is split into chunks whose float32
-partial sums land in a (outer, splits, inner) buffer that a second pass reduces the same way.
+When there are too few output rows to fill the GPU, n is split into chunks whose partial sums
+(in the accumulation type) land in a (outer, splits, inner) buffer that a second pass reduces
+the same way.
 The final pass divides by the number of reduced elements (0 / 0 gives NaN for an empty
-reduction, as in ATen). Low-precision values are accumulated in float32 and rounded once at the
-final store.
+reduction, as in ATen).
+
+Accumulation is in float32 when input and result are both 16-bit (like ATen), else in float64:
+a float32 result then stays within about one rounding of the exact sum even under heavy
+cancellation, where float32 sums taken in other orders can be several ulps off. Values are
+rounded once, at the final store.
 """
 
 import torch
@@ -78,6 +83,14 @@ def _mean_cols_kernel(
     tl.store(o_ptrs, total.to(out_ptr.dtype.element_ty), mask=col_mask)
 
 
+HALF = (torch.float16, torch.bfloat16)
+
+
+def _acc_type(x, out):
+    """float32 when input and result are both 16-bit (as in ATen), else float64 (see above)."""
+    return tl.float32 if x.dtype in HALF and out.dtype in HALF else tl.float64
+
+
 def _merge(sizes, strides):
     """(size, stride) of one dim that walks a row-major group of dims, or None if it cannot."""
     if 0 in sizes:
@@ -107,7 +120,7 @@ def _reduce(x, out, groups, out_groups, divisor):
     (_, o_so), (_, o_si) = out_groups
     if outer * inner == 0:
         return
-    acc = tl.float64 if torch.float64 in (x.dtype, out.dtype) else tl.float32
+    acc = _acc_type(x, out)
     acc_dtype = torch.float64 if acc == tl.float64 else torch.float32
 
     if inner == 1:
@@ -125,7 +138,7 @@ def _reduce(x, out, groups, out_groups, divisor):
         chunk = triton.cdiv(triton.cdiv(n, want), block_n) * block_n
         splits = triton.cdiv(n, chunk)
 
-    if splits > 1:  # first pass: float32 partial sums, reduced again below
+    if splits > 1:  # first pass: partial sums, reduced again below
         dest = torch.empty((outer, splits, inner), dtype=acc_dtype, device=x.device)
         d_so, d_ss, d_si = dest.stride()
     else:

@@ -8,10 +8,11 @@ input_precision="ieee" (full fp32 products, like PyTorch's default, not TF32); f
 the tensor cores with a float32 accumulator, rounded once at the store (mm.dtype writes the
 float32 accumulator as is). On the GPU a few tile configurations are autotuned per shape.
 
-Split-K: when C has too few tiles to fill the GPU and K is long, K is cut into SPLITS chunks,
-each program writes a float32 partial tile, and `_sum_splits_kernel` adds them up. Besides
-using the whole GPU, this shortens the chain of tensor-core accumulations, whose float32
-accumulator does not round to nearest (its error grows with the number of K steps).
+Split-K: when C has too few tiles to fill the GPU and K is long, K is cut into chunks, each
+program writes a float32 partial tile, and `_sum_splits_kernel` adds them up. Besides using
+the whole GPU, this shortens the chain of tensor-core accumulations: on the H200 one unsplit
+chain over K = 8191 (127 x 255 output, fp16 -> fp32) measured 2-4x the error of cuBLAS, which
+splits K there; 16 chunks bring it well under.
 """
 
 import torch
