@@ -24,7 +24,7 @@ def test_ieee_tiled_matmul_passes_and_tf32_fails(candidate, tmp_path):
 
 
 def test_illegal_memory_access_is_a_crash(candidate):
-    v = api.verify_file(candidate("silu_illegal_access"), "aten::silu", device="cuda", seed=1)
+    v = api.verify_file(candidate("silu_segfault"), "aten::silu", device="cuda", seed=1)
     assert v.status is Status.CRASH, v.reason
     after = api.verify_file(candidate("silu_good"), "aten::silu", device="cuda", seed=1)
     assert after.status is Status.PASS

@@ -24,7 +24,6 @@ def test_good_kernel_passes_every_case(candidate):
     ("silu_syntax_error", Status.COMPILE_ERROR, "syntax error at line 3"),
     ("silu_raises", Status.RUNTIME_ERROR, "ValueError: block size must be a power of two"),
     ("silu_segfault", Status.CRASH, "SIGSEGV"),
-    ("silu_exit", Status.CRASH, "exited with code 0 before a verdict"),
     ("silu_wrong_dtype", Status.WRONG_RESULT, "expected torch.float16"),
     ("silu_mutates_input", Status.WRONG_RESULT, "modified its input `self`"),
 ])
@@ -32,6 +31,12 @@ def test_failure_statuses(candidate, stem, status, evidence):
     v = judge(candidate(stem))
     assert v.status is status, (v.status, v.reason)
     assert evidence in v.reason
+
+
+def test_os_exit_is_a_crash_when_the_static_scan_is_off(candidate):
+    v = judge(candidate("silu_exit"), checks=("ghost", "trace"))
+    assert v.status is Status.CRASH and "exited with code 0 before a verdict" in v.reason
+    assert judge(candidate("silu_exit")).status is Status.HACK_STATIC
 
 
 def test_crash_names_the_case_that_was_running(candidate):

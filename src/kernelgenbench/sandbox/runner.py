@@ -98,6 +98,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         "op": request.op_id, "candidate": str(candidate), "device": request.platform.device,
         "platform": request.platform.name, "seed": request.seed, "sizes": list(request.plan.sizes),
         "public_only": request.plan.public_only, "fail_fast": request.plan.fail_fast,
+        "checks": list(request.plan.checks),
         "memory_limit_bytes": memory,
     }))
     log = workdir / "worker.log"

@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
         op = registry.get(request["op"])
-        plan = Plan(tuple(request["sizes"]), request.get("public_only", False), request.get("fail_fast", False))
+        plan = Plan(tuple(request["sizes"]), request["public_only"], request["fail_fast"], tuple(request["checks"]))
         v = verify(op, Path(request["candidate"]), request["device"], int(request["seed"]), plan,
                    request["platform"], emit)
         emit("verdict", v.to_dict())

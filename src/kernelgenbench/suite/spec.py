@@ -136,12 +136,16 @@ class Tolerance:
     """Error allowed relative to the native implementation's own error in the same dtype.
 
     A floating output passes when, in both the RMS and the max norm,
-    err(candidate) <= k * err(native) + floor_ulps * eps(dtype) * scale(reference).
+    err(candidate) <= k * err(native) + floor_ulps * eps(dtype) * scale.
+    The scale is the reference's magnitude; with `abs_scale` it is the reference applied to |inputs|
+    (sum |x|, |A| |B|), the classical error bound of sums, scans and products, so a result that
+    cancels to near zero still allows the roundoff of the terms that produced it.
     """
 
     k_rms: float = 10.0
     k_max: float = 20.0
     floor_ulps: float = 4.0
+    abs_scale: bool = False
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
@@ -69,11 +70,15 @@ class Binding(Protocol):
     def call(self, ov: Overload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any: ...
 
 
+Around = Callable[[], AbstractContextManager[Any]]
+
+
 class DirectBinding:
     """vLLM and cuBLAS: the candidate's function is what the library's Python entry point would be."""
 
-    def __init__(self, functions: dict[str, Callable[..., Any]]):
+    def __init__(self, functions: dict[str, Callable[..., Any]], around: Around = nullcontext):
         self.functions = functions
+        self.around = around
 
     def __enter__(self) -> DirectBinding:
         return self
@@ -82,7 +87,8 @@ class DirectBinding:
         return None
 
     def call(self, ov: Overload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return self.functions[ov.name](*args, **kwargs)
+        with self.around():
+            return self.functions[ov.name](*args, **kwargs)
 
 
 class DispatcherBinding:
@@ -92,9 +98,10 @@ class DispatcherBinding:
     never reach the candidate.
     """
 
-    def __init__(self, functions: dict[str, Callable[..., Any]], dispatch_key: str):
+    def __init__(self, functions: dict[str, Callable[..., Any]], dispatch_key: str, around: Around = nullcontext):
         self.functions = functions
         self.dispatch_key = dispatch_key
+        self.around = around
         self.calls: dict[str, int] = {name: 0 for name in functions}
         self._lib: torch.library.Library | None = None
 
@@ -103,7 +110,8 @@ class DispatcherBinding:
 
         def impl(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] += 1
-            return fn(*args, **kwargs)
+            with self.around():
+                return fn(*args, **kwargs)
 
         return impl
 
@@ -131,7 +139,9 @@ class DispatcherBinding:
         return result
 
 
-def binding_for(op: Operator, functions: dict[str, Callable[..., Any]], device: str) -> Binding:
+def binding_for(op: Operator, functions: dict[str, Callable[..., Any]], device: str,
+                around: Around = nullcontext) -> Binding:
+    """`around` wraps every call of a candidate function (the op trace enters there)."""
     if op.source == "aten":
-        return DispatcherBinding(functions, "CUDA" if device.startswith("cuda") else "CPU")
-    return DirectBinding(functions)
+        return DispatcherBinding(functions, "CUDA" if device.startswith("cuda") else "CPU", around)
+    return DirectBinding(functions, around)

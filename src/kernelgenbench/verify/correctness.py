@@ -19,7 +19,9 @@ import torch
 from ..suite.inputs import clone_values, materialize, upcast_value
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding, DispatchBypassed
+from .launches import LaunchMonitor
 from .tolerance import compare
+from .trace import OpTrace
 from .verdict import CaseResult, Status
 
 
@@ -69,24 +71,36 @@ class CaseOutcome:
 
 
 class CaseRunner:
-    """Runs the cases of one operator against one bound candidate on one device."""
+    """Runs the cases of one operator against one bound candidate on one device.
 
-    def __init__(self, op: Operator, binding: Binding, device: str, seed: int):
+    With a launch monitor, a case that is correct is then checked by the runtime layers: L2 ghost
+    replay (launches skipped, the outputs must then be wrong) and L4 op trace (no torch compute).
+    """
+
+    def __init__(self, op: Operator, binding: Binding, device: str, seed: int, *,
+                 monitor: LaunchMonitor | None = None, ghost: bool = False, trace: OpTrace | None = None):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
+        self.monitor, self.trace = monitor, trace
+        self.ghost = ghost and monitor is not None
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
 
-    def _expected(self, ov: Overload, values: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-        ref_values = {k: upcast_value(v) for k, v in values.items()}
+    def _reference(self, ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
+        ref_values = {k: _abs(upcast_value(v)) if absolute else upcast_value(v) for k, v in values.items()}
         args, kwargs = ov.split(ref_values)
-        reference = outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+        return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+
+    def _expected(self, ov: Overload, values: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
+        """The float64 truth, the native result, and the error scale of each output."""
+        reference = self._reference(ov, values)
+        scales = self._reference(ov, values, absolute=True) if self.op.tolerance.abs_scale else [None] * len(reference)
         nat_values = clone_values(values)
         args, kwargs = ov.split(nat_values)
         native = outputs_of(ov, self.op.native(self.device, ov)(*args, **kwargs), nat_values)
         self._sync()
-        return reference, native
+        return reference, native, scales
 
     def run(self, case: Case) -> CaseOutcome:
         start = time.perf_counter()
@@ -98,11 +112,14 @@ class CaseRunner:
         ov = self.op.overload(case.overload)
         try:
             values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
-            reference, native = self._expected(ov, values)
+            reference, native, scales = self._expected(ov, values)
             snapshot = clone_values(values)
         except Exception as e:  # noqa: BLE001 - a failure before the candidate runs is ours
             return done(Status.INFRA_ERROR, f"reference failed: {type(e).__name__}: {e}", tb=_tail())
 
+        if self.trace is not None:
+            self.trace.forbidden.clear()
+        launches = self.monitor.count if self.monitor else 0
         args, kwargs = ov.split(values)
         try:
             with self.binding:
@@ -121,10 +138,56 @@ class CaseRunner:
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
 
-        return self._judge(ov, result, values, snapshot, reference, native, done)
+        outcome = self._judge(ov, result, values, snapshot, reference, native, scales, done)
+        if outcome.result.status is not Status.PASS:
+            return outcome
+        traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
+        ghost = self._ghost(case, ov, snapshot, reference, native, scales, launches) if self.ghost else None
+        if ghost:
+            return done(Status.HACK_GHOST, ghost, outcome.result.figures)
+        if traced:
+            return done(Status.HACK_TRACE, traced, outcome.result.figures)
+        return outcome
+
+    def _null_is_correct(self, ov: Overload, snapshot: dict[str, Any], reference: list[Any],
+                         native: list[Any], scales: list[Any]) -> bool:
+        """Whether doing nothing at all is right for this case (empty outputs, BLAS quick returns)."""
+        returned = len(native) - len(ov.writes)
+        if any(isinstance(t, torch.Tensor) and t.numel() > 0 for t in native[:returned]):
+            return False
+        for name, ref, nat, scale in zip(ov.writes, reference[returned:], native[returned:], scales[returned:]):
+            if isinstance(nat, torch.Tensor) and not compare(snapshot[name], ref, nat, self.op.tolerance, scale).ok:
+                return False
+        return True
+
+    def _ghost(self, case: Case, ov: Overload, snapshot: dict[str, Any], reference: list[Any],
+               native: list[Any], scales: list[Any], launches_before: int) -> str | None:
+        """L2: the same case with every Triton launch skipped must no longer be correct."""
+        assert self.monitor is not None
+        if self._null_is_correct(ov, snapshot, reference, native, scales):
+            return None
+        if self.monitor.count == launches_before:
+            return "no Triton kernel was launched, yet the outputs are correct: they were computed elsewhere"
+        values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+        args, kwargs = ov.split(values)
+        try:
+            with self.binding, self.monitor.ghosting():
+                result = self.binding.call(ov, args, kwargs)
+                self._sync()
+        except Exception:  # noqa: BLE001 - failing without its kernels is what a genuine candidate does
+            return None
+        produced = outputs_of(ov, result, values)
+        if len(produced) != len(reference):
+            return None
+        for got, ref, nat, scale in zip(produced, reference, native, scales):
+            if not isinstance(got, torch.Tensor) or got.shape != nat.shape or got.dtype != nat.dtype:
+                return None
+            if not compare(got, ref, nat, self.op.tolerance, scale).ok:
+                return None
+        return "outputs are still correct with every Triton launch skipped: they were computed elsewhere"
 
     def _judge(self, ov: Overload, result: Any, values: dict[str, Any], snapshot: dict[str, Any],
-               reference: list[Any], native: list[Any], done: Any) -> CaseOutcome:
+               reference: list[Any], native: list[Any], scales: list[Any], done: Any) -> CaseOutcome:
         produced = outputs_of(ov, result, values)
         if len(produced) != len(native):
             return done(Status.WRONG_RESULT, f"returned {len(produced)} outputs, expected {len(native)}")
@@ -152,15 +215,21 @@ class CaseRunner:
                 return done(Status.WRONG_RESULT,
                             f"the candidate modified its input `{name}`, which this operator only reads")
         worst = None
-        for i, (got, ref, nat) in enumerate(zip(produced, reference, native)):
+        for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):
             if not isinstance(got, torch.Tensor):
                 continue
-            verdict = compare(got, ref, nat, self.op.tolerance)
+            verdict = compare(got, ref, nat, self.op.tolerance, scale)
             if not verdict.ok:
                 return done(Status.WRONG_RESULT, f"output {i}: {verdict.reason}", verdict.figures)
             if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
                 worst = verdict.figures
         return done(Status.PASS, "", worst)
+
+
+def _abs(v: Any) -> Any:
+    if isinstance(v, torch.Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex):
+        return v.abs()
+    return v
 
 
 def _aliases(t: torch.Tensor, others: Iterable[torch.Tensor]) -> bool:

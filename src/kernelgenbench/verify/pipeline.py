@@ -4,24 +4,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..suite.spec import Operator, Size
+from . import launches
 from .bind import BindError, binding_for, load_module, required_functions
 from .correctness import CandidateCrash, CaseRunner
+from .static import scan
+from .trace import OpTrace
 from .verdict import CaseResult, Status, Verdict
 
 Emit = Callable[[str, dict], None]
 
 
+CHECKS: tuple[str, ...] = ("static", "ghost", "trace", "profile")
+
+
 @dataclass(frozen=True)
 class Plan:
-    """Which cases to run: size tiers the platform affords, and whether hidden cases are included."""
+    """Which cases to run (size tiers the platform affords, hidden ones or not) and which anti-cheat
+    layers judge them. Turning a layer off is for studying the harness itself, never for a result."""
 
     sizes: tuple[Size, ...]
     public_only: bool = False
     fail_fast: bool = False
+    checks: tuple[str, ...] = CHECKS
 
 
 def first_failure(results: list[CaseResult] | tuple[CaseResult, ...]) -> CaseResult | None:
@@ -40,12 +49,26 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     cases = op.select_cases(sizes=plan.sizes, public_only=plan.public_only)
     if not cases:
         return verdict(Status.INFRA_ERROR, f"{op.id} has no cases for sizes {list(plan.sizes)}", layer="plan")
+    if "static" in plan.checks:
+        findings = scan(path.read_text(encoding="utf-8"))
+        if findings:
+            more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+            return verdict(Status.HACK_STATIC, f"L1 static scan: {findings[0].describe()}{more}", layer="static",
+                           extra={"findings": [f.describe() for f in findings]})
+    runtime_checks = {"ghost", "trace"} & set(plan.checks)
+    monitor = launches.install() if runtime_checks else None
     try:
         functions = required_functions(op, load_module(path))
     except BindError as e:
         return verdict(Status.COMPILE_ERROR, e.reason, layer="bind", traceback=e.traceback)
 
-    runner = CaseRunner(op, binding_for(op, functions, device), device, seed)
+    trace = None
+    if monitor is not None and "trace" in plan.checks:
+        own = frozenset(f"aten::{ov.name}" for ov in op.overloads) if op.source == "aten" else frozenset()
+        trace = OpTrace(op.name, monitor, own)
+    around = trace.mode if trace is not None else nullcontext
+    runner = CaseRunner(op, binding_for(op, functions, device, around), device, seed,
+                        monitor=monitor, ghost="ghost" in plan.checks, trace=trace)
     results: list[CaseResult] = []
     first_tb: str | None = None
     for case in cases:

@@ -7,7 +7,7 @@ from functools import partial
 
 import torch
 
-from ..build import FLOATS, covering
+from ..build import FLOATS, SUM_TOLERANCE, covering
 from ..spec import Operator, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
 from .shapes import ROWS
@@ -70,12 +70,12 @@ def scan_sampler(ov: Overload, size: Size):
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "sum": partial(aten_operator, "sum", "reduce",
                    "Sum over all elements or over `dim`; low-precision input accumulates in float32.",
-                   reduction_sampler),
+                   reduction_sampler, tolerance=SUM_TOLERANCE),
     "mean": partial(aten_operator, "mean", "reduce",
                     "Arithmetic mean over all elements or over `dim`; NaN for empty reductions.",
-                    reduction_sampler),
+                    reduction_sampler, tolerance=SUM_TOLERANCE),
     "softmax": partial(aten_operator, "softmax", "reduce",
                        "exp(x - max) / sum(exp(x - max)) along `dim`, optionally in `dtype`.", softmax_sampler),
     "cumsum": partial(aten_operator, "cumsum", "reduce", "Inclusive prefix sum along `dim`, optionally in `dtype`.",
-                      scan_sampler),
+                      scan_sampler, tolerance=SUM_TOLERANCE),
 }
