@@ -20,6 +20,7 @@ from ..suite.inputs import clone_values, materialize, upcast_value
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding, DispatchBypassed
 from .launches import LaunchMonitor
+from .profile import profile_call
 from .tolerance import compare
 from .trace import OpTrace
 from .verdict import CaseResult, Status
@@ -78,10 +79,13 @@ class CaseRunner:
     """
 
     def __init__(self, op: Operator, binding: Binding, device: str, seed: int, *,
-                 monitor: LaunchMonitor | None = None, ghost: bool = False, trace: OpTrace | None = None):
+                 monitor: LaunchMonitor | None = None, ghost: bool = False, trace: OpTrace | None = None,
+                 profile: bool = False):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
         self.monitor, self.trace = monitor, trace
         self.ghost = ghost and monitor is not None
+        self.profile = profile and monitor is not None and device.startswith("cuda")
+        self._profiled: set[str] = set()
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
@@ -147,7 +151,25 @@ class CaseRunner:
             return done(Status.HACK_GHOST, ghost, outcome.result.figures)
         if traced:
             return done(Status.HACK_TRACE, traced, outcome.result.figures)
+        if self.profile and ov.name not in self._profiled:
+            self._profiled.add(ov.name)
+            foreign = self._foreign_kernels(case, ov)
+            if foreign:
+                return done(Status.HACK_PROFILE, foreign, outcome.result.figures)
         return outcome
+
+    def _foreign_kernels(self, case: Case, ov: Overload) -> str | None:
+        """L3, once per overload: the call's device time must be in the candidate's own kernels."""
+        assert self.monitor is not None
+        values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+        args, kwargs = ov.split(values)
+
+        def call() -> None:
+            with self.binding:
+                self.binding.call(ov, args, kwargs)
+
+        found = profile_call(call, self.monitor.names)
+        return found.describe() if found.foreign else None
 
     def _null_is_correct(self, ov: Overload, snapshot: dict[str, Any], reference: list[Any],
                          native: list[Any], scales: list[Any]) -> bool:

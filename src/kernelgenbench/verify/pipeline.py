@@ -55,7 +55,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
             return verdict(Status.HACK_STATIC, f"L1 static scan: {findings[0].describe()}{more}", layer="static",
                            extra={"findings": [f.describe() for f in findings]})
-    runtime_checks = {"ghost", "trace"} & set(plan.checks)
+    runtime_checks = {"ghost", "trace", "profile"} & set(plan.checks)
     monitor = launches.install() if runtime_checks else None
     try:
         functions = required_functions(op, load_module(path))
@@ -68,7 +68,8 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
         trace = OpTrace(op.name, monitor, own)
     around = trace.mode if trace is not None else nullcontext
     runner = CaseRunner(op, binding_for(op, functions, device, around), device, seed,
-                        monitor=monitor, ghost="ghost" in plan.checks, trace=trace)
+                        monitor=monitor, ghost="ghost" in plan.checks, trace=trace,
+                        profile="profile" in plan.checks)
     results: list[CaseResult] = []
     first_tb: str | None = None
     for case in cases:

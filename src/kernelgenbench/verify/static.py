@@ -204,7 +204,9 @@ class _Scanner(ast.NodeVisitor):
         path = f"{base}.{'.'.join(rest)}".split(".")
         if path[0] == "torch":
             first = path[1] if len(path) > 1 else ""
-            if first not in TORCH_ALLOWED and not isinstance(getattr(torch, first, None), torch.dtype):
+            if first == "Tensor" and len(path) > 2:
+                self.flag(node, "torch-compute", f"`{dotted}` is not allowed (Tensor methods through the class)")
+            elif first not in TORCH_ALLOWED and not isinstance(getattr(torch, first, None), torch.dtype):
                 self.flag(node, "torch-compute", f"`{dotted}` is not allowed outside kernels "
                                                  f"(torch is for allocation, views and metadata only)")
             elif first == "cuda" and len(path) > 2 and path[2] not in TORCH_CUDA_ALLOWED:

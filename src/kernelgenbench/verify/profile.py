@@ -1,0 +1,52 @@
+"""L3: where the device time of a call goes, read with the CUDA profiler.
+
+Every device kernel of a candidate's call must be one of its own Triton kernels, or a fill or copy
+that allocation and layout normalisation launch; a GEMM, reduction or other ATen or vendor kernel
+means the work was done by a library.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+ALLOWED_LIBRARY_KERNELS = re.compile(
+    r"FillFunctor|fill_kernel|zero_|[Mm]emset|[Mm]emcpy|copy_kernel|direct_copy|CopyKernel|"
+    r"elementwise_kernel<.*(copy|Copy|fill|Fill)|unrolled_elementwise_kernel<.*(copy|Copy|fill|Fill)"
+)
+
+
+@dataclass(frozen=True)
+class Profile:
+    kernels: dict[str, float]  # name -> device time (us)
+    foreign: tuple[str, ...]
+
+    def describe(self) -> str:
+        total = sum(self.kernels.values()) or 1.0
+        share = sum(t for n, t in self.kernels.items() if n in self.foreign) / total
+        return (f"device time spent in kernels that are not the candidate's Triton kernels "
+                f"({100 * share:.0f}%): {', '.join(self.foreign[:5])}")
+
+
+def profile_call(call: Callable[[], Any], triton_names: set[str]) -> Profile:
+    """Profile one call and name the kernels that neither the candidate launched nor layout needs."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        call()
+        torch.cuda.synchronize()
+    kernels: dict[str, float] = {}
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        kernels[event.name] = kernels.get(event.name, 0.0) + event.device_time_total
+    foreign = tuple(sorted(
+        name for name in kernels
+        if not any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
+        and not ALLOWED_LIBRARY_KERNELS.search(name)
+    ))
+    return Profile(kernels, foreign)

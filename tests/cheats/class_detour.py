@@ -1,0 +1,13 @@
+# op: aten::silu
+# expect: hack_static
+# evidence: Tensor methods through the class
+# trick 1: call a computing Tensor method through the class to dodge a method-name check.
+import torch
+
+
+def silu(self):
+    return torch.Tensor.mul(self, torch.Tensor.sigmoid(self))
+
+
+def silu_out(self, *, out):
+    return silu(self)

@@ -1,0 +1,13 @@
+# op: aten::rsqrt
+# expect: hack_static
+# evidence: .rsqrt()
+# trick 1: a tensor method that computes.
+import torch
+
+
+def rsqrt(self):
+    return self.rsqrt()
+
+
+def rsqrt_out(self, *, out):
+    return out.copy_(self.rsqrt())
