@@ -2,7 +2,6 @@
 # expect: hack_static
 # evidence: .rsqrt()
 # trick 1: a tensor method that computes.
-import torch
 
 
 def rsqrt(self):

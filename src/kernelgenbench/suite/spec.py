@@ -136,10 +136,11 @@ class Tolerance:
     """Error allowed relative to the native implementation's own error in the same dtype.
 
     A floating output passes when, in both the RMS and the max norm,
-    err(candidate) <= k * err(native) + floor_ulps * eps(dtype) * scale.
-    The scale is the reference's magnitude; with `abs_scale` it is the reference applied to |inputs|
-    (sum |x|, |A| |B|), the classical error bound of sums, scans and products, so a result that
-    cancels to near zero still allows the roundoff of the terms that produced it.
+    err(candidate) <= k * err(native) + floor_ulps * (eps(dtype) * |reference| + eps(acc) * scale).
+    The second floor term is there only with `abs_scale`: the scale is the reference applied to
+    |inputs| (sum |x|, |A| |B|), the classical error bound of sums, scans and products, taken in the
+    accumulation precision (float32, or float64 for float64 outputs), so a result that cancels to
+    near zero still allows the roundoff of the terms that produced it, and no more.
     """
 
     k_rms: float = 10.0

@@ -71,6 +71,23 @@ class CaseOutcome:
     traceback: str | None = None
 
 
+def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
+    ref_values = {k: _abs(upcast_value(v)) if absolute else upcast_value(v) for k, v in values.items()}
+    args, kwargs = ov.split(ref_values)
+    return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+
+
+def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any],
+                     device: str) -> tuple[list[Any], list[Any], list[Any]]:
+    """The float64 truth, the native result, and the error scale of each output, all on copies."""
+    reference = _reference(ov, values)
+    scales = _reference(ov, values, absolute=True) if op.tolerance.abs_scale else [None] * len(reference)
+    nat_values = clone_values(values)
+    args, kwargs = ov.split(nat_values)
+    native = outputs_of(ov, op.native(device, ov)(*args, **kwargs), nat_values)
+    return reference, native, scales
+
+
 class CaseRunner:
     """Runs the cases of one operator against one bound candidate on one device.
 
@@ -91,20 +108,10 @@ class CaseRunner:
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
 
-    def _reference(self, ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
-        ref_values = {k: _abs(upcast_value(v)) if absolute else upcast_value(v) for k, v in values.items()}
-        args, kwargs = ov.split(ref_values)
-        return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
-
     def _expected(self, ov: Overload, values: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
-        """The float64 truth, the native result, and the error scale of each output."""
-        reference = self._reference(ov, values)
-        scales = self._reference(ov, values, absolute=True) if self.op.tolerance.abs_scale else [None] * len(reference)
-        nat_values = clone_values(values)
-        args, kwargs = ov.split(nat_values)
-        native = outputs_of(ov, self.op.native(self.device, ov)(*args, **kwargs), nat_values)
+        expected = expected_outputs(self.op, ov, values, self.device)
         self._sync()
-        return reference, native, scales
+        return expected
 
     def run(self, case: Case) -> CaseOutcome:
         start = time.perf_counter()
@@ -143,10 +150,12 @@ class CaseRunner:
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
 
         outcome = self._judge(ov, result, values, snapshot, reference, native, scales, done)
+        produced = outputs_of(ov, result, values)  # kept alive: the ghost run must not get these buffers
         if outcome.result.status is not Status.PASS:
             return outcome
         traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
         ghost = self._ghost(case, ov, snapshot, reference, native, scales, launches) if self.ghost else None
+        del produced
         if ghost:
             return done(Status.HACK_GHOST, ghost, outcome.result.figures)
         if traced:
@@ -192,6 +201,7 @@ class CaseRunner:
             return "no Triton kernel was launched, yet the outputs are correct: they were computed elsewhere"
         values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
         args, kwargs = ov.split(values)
+        _prime_allocator(native)
         try:
             with self.binding, self.monitor.ghosting():
                 result = self.binding.call(ov, args, kwargs)
@@ -246,6 +256,19 @@ class CaseRunner:
             if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
                 worst = verdict.figures
         return done(Status.PASS, "", worst)
+
+
+GHOST_SENTINEL = 1234.5
+
+
+def _prime_allocator(like: list[Any]) -> None:
+    """Leave freed blocks of each output's size holding a finite sentinel, so memory the ghost run
+    allocates without writing is neither a stale answer nor NaN (which is right for empty means)."""
+    for t in like:
+        if isinstance(t, torch.Tensor) and t.numel():
+            block = torch.empty_like(t, memory_format=torch.contiguous_format)
+            block.fill_(GHOST_SENTINEL if (t.dtype.is_floating_point or t.dtype.is_complex) else 77)
+            del block
 
 
 def _abs(v: Any) -> Any:

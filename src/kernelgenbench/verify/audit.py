@@ -1,0 +1,116 @@
+"""`kgbench audit`: proof that the tolerance rejects null candidates on the suite's own cases.
+
+For every case, the outputs of five null candidates are judged exactly as a candidate's would be:
+zeros, uninitialised memory, a copy of an input (for in-place outputs: left unchanged), a constant
+equal to the reference's mean, and the native op computed in a lower precision. A null may pass a
+degenerate case (a dimension of size one, a BLAS quick return) where its answer is the right one;
+it must never pass every case of an overload, or the suite could not tell it from a kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..suite.inputs import clone_values, materialize
+from ..suite.spec import Case, Operator, Overload
+from .correctness import case_seed, expected_outputs, outputs_of
+from .tolerance import compare
+
+LOWER = {torch.float32: torch.bfloat16, torch.float64: torch.float32}
+
+
+@dataclass(frozen=True)
+class NullPass:
+    case: str
+    null: str
+
+
+@dataclass
+class OperatorAudit:
+    op: str
+    cases: int = 0
+    passes: list[NullPass] = field(default_factory=list)
+    holes: list[tuple[str, str]] = field(default_factory=list)  # (overload, null) passing every case
+
+    @property
+    def ok(self) -> bool:
+        return not self.holes
+
+
+def _first_input_like(values: dict[str, Any], writes: tuple[str, ...], want: torch.Tensor) -> torch.Tensor | None:
+    """The first floating input's values, in order, cut or repeated to the output's shape."""
+    for name, v in values.items():
+        if name in writes or not isinstance(v, torch.Tensor) or not v.dtype.is_floating_point or not v.numel():
+            continue
+        flat = v.reshape(-1).to(want.dtype)
+        reps = -(-want.numel() // flat.numel())
+        return flat.repeat(reps)[: want.numel()].reshape(want.shape).clone()
+    return None
+
+
+def _lower_precision(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> list[Any] | None:
+    """The native op on inputs rounded to a lower precision, rounded back: a precision downgrade."""
+    lowered = [k for k, v in values.items()
+               if isinstance(v, torch.Tensor) and v.dtype in LOWER and k not in ov.writes and v.numel()]
+    if not lowered:
+        return None
+    low = clone_values(values)
+    for k, v in low.items():
+        if isinstance(v, torch.Tensor) and v.dtype in LOWER and k not in ov.writes:
+            low[k] = v.to(LOWER[v.dtype]).to(v.dtype)
+    args, kwargs = ov.split(low)
+    try:
+        return outputs_of(ov, op.native(device, ov)(*args, **kwargs), low)
+    except (RuntimeError, TypeError, ValueError):
+        return None
+
+
+def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: list[Any], native: list[Any],
+                 device: str) -> Iterator[tuple[str, list[Any]]]:
+    returned = len(native) - len(ov.writes)
+    tensors = [t for t in native if isinstance(t, torch.Tensor)]
+    if len(tensors) != len(native):
+        return
+    yield "zeros", [torch.zeros_like(t) for t in native]
+    yield "uninitialised", [torch.empty_like(t) for t in native]
+    copies = [_first_input_like(values, ov.writes, t) for t in native[:returned]]
+    copies += [values[name].clone() for name in ov.writes]
+    if all(c is not None for c in copies):
+        yield "input copy", copies
+    if any(r.numel() > 1 and not bool((r == r.reshape(-1)[0]).all()) for r in reference):
+        # where the reference is one value, its mean is the answer, not a null
+        yield "reference mean", [torch.full_like(t, complex(r.mean()).real if r.is_complex() else float(r.mean()))
+                                 if r.numel() else torch.empty_like(t) for t, r in zip(native, reference)]
+    low = _lower_precision(op, ov, values, device)
+    if low is not None:
+        yield "lower precision", low
+
+
+def audit_operator(op: Operator, device: str, sizes: tuple[str, ...], seed: int,
+                   progress: Callable[[str], None] = lambda _: None) -> OperatorAudit:
+    result = OperatorAudit(op.id)
+    failed_once: dict[tuple[str, str], bool] = {}
+    cases: list[Case] = list(op.select_cases(sizes=sizes))  # type: ignore[arg-type]
+    for case in cases:
+        progress(case.name)
+        ov = op.overload(case.overload)
+        values = materialize(case.sample.values, case_seed(seed, case), device)
+        reference, native, scales = expected_outputs(op, ov, values, device)
+        if all(isinstance(t, torch.Tensor) and t.numel() == 0 for t in native):
+            continue
+        result.cases += 1
+        for null, outs in null_outputs(op, ov, values, reference, native, device):
+            passed = all(
+                compare(o, r, n, op.tolerance, s).ok
+                for o, r, n, s in zip(outs, reference, native, scales)
+            )
+            key = (ov.name, null)
+            failed_once[key] = failed_once.get(key, False) or not passed
+            if passed:
+                result.passes.append(NullPass(case.name, null))
+    result.holes = sorted(key for key, failed in failed_once.items() if not failed)
+    return result
