@@ -48,3 +48,5 @@ def test_cheat_is_caught(path):
     assert v.status is Status(h["expect"]), f"{v.status.value}: {v.reason}"
     shown = v.reason + " ".join(v.extra.get("findings", []))
     assert h["evidence"] in shown, shown
+    layer = {"hack_static": "static", "hack_ghost": "ghost", "hack_trace": "trace", "hack_profile": "profile"}
+    assert v.layer == layer.get(h["expect"], "correctness")

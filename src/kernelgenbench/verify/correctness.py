@@ -132,6 +132,7 @@ class CaseRunner:
             self.trace.forbidden.clear()
         launches = self.monitor.count if self.monitor else 0
         args, kwargs = ov.split(values)
+        _prime_allocator(native)
         try:
             with self.binding:
                 result = self.binding.call(ov, args, kwargs)
@@ -262,8 +263,9 @@ GHOST_SENTINEL = 1234.5
 
 
 def _prime_allocator(like: list[Any]) -> None:
-    """Leave freed blocks of each output's size holding a finite sentinel, so memory the ghost run
-    allocates without writing is neither a stale answer nor NaN (which is right for empty means)."""
+    """Leave freed blocks of each output's size holding a finite sentinel, so memory a candidate
+    allocates without writing is neither a stale answer (the native result's temporaries) nor NaN
+    (which is right for empty means)."""
     for t in like:
         if isinstance(t, torch.Tensor) and t.numel():
             block = torch.empty_like(t, memory_format=torch.contiguous_format)

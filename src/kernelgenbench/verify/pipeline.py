@@ -20,6 +20,7 @@ Emit = Callable[[str, dict], None]
 
 
 CHECKS: tuple[str, ...] = ("static", "ghost", "trace", "profile")
+LAYER_OF = {Status.HACK_GHOST: "ghost", Status.HACK_TRACE: "trace", Status.HACK_PROFILE: "profile"}
 
 
 @dataclass(frozen=True)
@@ -90,4 +91,5 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     first = first_failure(results)
     if first is None:
         return verdict(Status.PASS, f"all {len(results)} cases correct", cases=tuple(results))
-    return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb)
+    return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb,
+                   layer=LAYER_OF.get(first.status, "correctness"))
