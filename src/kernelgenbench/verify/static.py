@@ -217,8 +217,11 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Name) and func.id == "getattr":
-            if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant):
+            if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) \
+                    or not isinstance(node.args[1].value, str):
                 self.flag(node, "dynamic-code", "getattr with a computed name is not allowed")
+            else:
+                self._check_getattr(node, node.args[0], node.args[1].value)
         if isinstance(func, ast.Attribute):
             base = _dotted(func.value)
             is_module = base is not None and base.split(".")[0] in self.aliases
@@ -228,6 +231,16 @@ class _Scanner(ast.NodeVisitor):
                     and func.attr in MUTATING_METHODS:
                 self.flag(node, "module-state", f"`{func.value.id}.{func.attr}()` mutates module state")
         self.generic_visit(node)
+
+    def _check_getattr(self, node: ast.Call, target: ast.AST, name: str) -> None:
+        """getattr(obj, "name") is judged as obj.name would be."""
+        if name.startswith("__") or name in ("data_ptr", "untyped_storage", "storage", "warmup", "run"):
+            self.flag(node, "dynamic-code", f"getattr of `{name}` is not allowed")
+        base = _dotted(target)
+        if base is not None and base.split(".")[0] in self.aliases:
+            self._check_module_path(node, f"{base}.{name}")
+        elif name in _tensor_compute_methods():
+            self.flag(node, "tensor-compute", f"getattr of `.{name}` computes outside a Triton kernel")
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         if isinstance(node.op, ast.MatMult):
