@@ -12,7 +12,6 @@ from kernelgenbench.methods.reference import solutions_dir
 from kernelgenbench.suite import registry
 from kernelgenbench.verify.verdict import Status
 
-
 # A fixed seed, and a fresh one as real verification uses (printed on failure to reproduce it).
 SEEDS = [2026, secrets.randbits(47)]
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from . import methods
-from .execute import CampaignResult, LocalPool, run_campaign
+from . import methods, prompts
+from .execute import CampaignResult, LocalPool, Outcome, run_campaign
+from .execute.config import ConfigError, load
 from .platforms import detect
 from .sandbox import Limits, Request, judge
-from .store import Attempt, Store, StoreError
+from .store import Store, StoreError
 from .suite import registry
-from .verify.pipeline import Plan
+from .verify.audit import OperatorAudit, audit_operator
+from .verify.pipeline import CHECKS, Plan
 from .verify.verdict import Verdict
 
 
@@ -33,35 +36,68 @@ def read_source(path: str | Path) -> str:
 
 
 def verify_file(path: str | Path, op: str, *, device: str | None = None, public_only: bool = False,
-                seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False) -> Verdict:
+                seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False,
+                checks: tuple[str, ...] = CHECKS) -> Verdict:
     """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker."""
     operator = registry.get(op)
     code = read_source(path)
     platform = detect(device)
-    plan = Plan(platform.sizes, public_only=public_only, fail_fast=fail_fast)
+    unknown = set(checks) - set(CHECKS)
+    if unknown:
+        raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
+    plan = Plan(platform.sizes, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.name == "cuda" else None),
                  Limits(timeout_s=timeout_s))
 
 
-def run(method: str, *, dir: str | None = None, ops: list[str] | None = None, source: str | None = None,
-        db: str | Path = "kgbench.db", device: str | None = None, name: str | None = None,
-        fresh: bool = False, workers: int | None = None, timeout_s: float = 300.0,
-        on_verdict: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
-    """Produce candidates with `method`, judge them, and store everything in `db`."""
-    if source is not None and source not in ("aten", "vllm", "cublas"):
-        raise UsageError(f"unknown source {source!r}: use aten, vllm or cublas")
-    options = {"dir": dir} if method == "files" else {}
-    if dir is not None and method != "files":
-        raise UsageError("--dir is only for --method files")
-    chosen = registry.select(ops, source)
+CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0}
+
+
+def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
+        source: str | None = None, db: str | Path | None = None, device: str | None = None,
+        name: str | None = None, fresh: bool = False, workers: int | None = None,
+        timeout_s: float | None = None, concurrency: int | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None, **method_options: Any) -> CampaignResult:
+    """Produce candidates with `method`, judge them, and store everything in `db`.
+
+    `config` names a TOML file with the same options (see execute/config.py); arguments given
+    here win over it. `method_options` go to the method (model, provider, samples, agent, ...);
+    one the method does not take is refused. The method's own check (API key, reachable
+    endpoint, agent command) runs before the store is opened, so a bad setup stores nothing.
+    """
+    try:
+        file = load(config) if config is not None else {}
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
+             "workers": workers, "timeout": timeout_s, "concurrency": concurrency, **method_options}
+    options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
+    campaign = {k: options.pop(k, None) for k in
+                ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices")}
+    if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
+        raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
+    chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
-    m = methods.create(method, **options)
-    platform = detect(device)
-    with Store(db) as store:
-        return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=timeout_s), name=name,
-                            fresh=fresh, executor=LocalPool(platform, workers), on_verdict=on_verdict)
+    m = methods.create(campaign["method"], **options)
+    platform = detect(campaign["device"])
+    m.check()
+    concurrency = campaign["concurrency"] or m.schedule().concurrency
+    extra = {"prices": campaign["prices"]} if campaign["prices"] else None
+    with Store(campaign["db"]) as store:
+        return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
+                            name=campaign["name"], fresh=fresh, executor=LocalPool(platform, campaign["workers"]),
+                            concurrency=concurrency, extra_config=extra, check=False, on_outcome=on_outcome)
+
+
+def prompt(op: str, method: str = "llm", platform: str | None = None) -> str:
+    """Exactly what a model (`llm`, `reflect`) or an agent (`agent`) is sent for `op`."""
+    try:
+        chosen = prompts.platform_named(platform or detect().name)
+        return prompts.render(registry.get(op), method, chosen)
+    except prompts.PromptError as e:
+        raise UsageError(str(e)) from None
 
 
 def report(db: str | Path, run_ref: str | None = None, fmt: str = "md") -> str:
@@ -76,3 +112,21 @@ def report(db: str | Path, run_ref: str | None = None, fmt: str = "md") -> str:
         if run_record is None:
             raise UsageError(f"no run {run_ref!r} in {db}" if run_ref else f"{db} has no runs yet")
         return render(run_record, list(store.rows(run_record.id)), fmt)
+
+
+def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,
+          progress: Callable[[str], None] = lambda _: None) -> list[tuple[OperatorAudit, Verdict]]:
+    """Null candidates against every case of each operator, next to the shipped solution's margin."""
+    from .methods.files import candidate_path
+    from .methods.reference import solutions_dir
+
+    platform = detect(device)
+    seed = secrets.randbits(47) if seed is None else seed
+    results = []
+    for op in registry.select(ops):
+        progress(op.id)
+        nulls = audit_operator(op, platform.device, platform.sizes, seed)
+        solution = candidate_path(solutions_dir(), op.id)
+        verdict = verify_file(solution, op.id, device=device, seed=seed)
+        results.append((nulls, verdict))
+    return results

@@ -10,9 +10,10 @@ from typing import Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from . import api
+from .execute import Outcome
 from .methods import MethodError
 from .platforms import PlatformError
 from .store import StoreError
@@ -94,6 +95,8 @@ def _print_verdict(v: Verdict) -> None:
               f"({v.platform}, seed {v.seed}, {v.seconds:.1f} s)")
     if v.failing_case:
         out.print(f"failing case: {escape(v.failing_case)}")
+    for finding in v.extra.get("findings", [])[1:]:
+        out.print(f"also: {finding}", markup=False)
     bad = [c for c in v.cases if c.status is not Status.PASS]
     if bad:
         table = Table("status", "case", "reason")
@@ -128,32 +131,69 @@ def verify(file: str = typer.Argument(..., help="candidate Python file"),
 
 
 @app.command()
-def run(method: str = typer.Option("reference", help="reference (shipped solutions) or files"),
+def run(method: Optional[str] = typer.Option(None, help="reference (default), files, llm, reflect or agent"),
+        config: Optional[str] = typer.Option(None, help="TOML file with these options as keys (flags win)"),
         dir: Optional[str] = typer.Option(None, help="with --method files: folder of SOURCE/NAME.py"),
         ops: Optional[str] = typer.Option(None, help="comma-separated operator ids (default: all specified)"),
         source: Optional[str] = typer.Option(None, help="only operators of this source"),
-        db: str = typer.Option("kgbench.db", help="SQLite store"),
+        db: Optional[str] = typer.Option(None, help="SQLite store (default: kgbench.db)"),
         device: Optional[str] = typer.Option(None, help="cpu or cuda; default: cuda if present"),
         name: Optional[str] = typer.Option(None, help="run name (default: derived from the configuration)"),
         fresh: bool = typer.Option(False, help="start a new run even if one with this name exists"),
         workers: Optional[int] = typer.Option(None, help="parallel sandboxed workers"),
-        timeout: float = typer.Option(300.0, help="seconds per candidate")) -> None:
+        timeout: Optional[float] = typer.Option(None, help="seconds per candidate (default: 300)"),
+        model: Optional[str] = typer.Option(None, help="llm/reflect: model name; agent: passed to the agent"),
+        provider: Optional[str] = typer.Option(None, help="openai (any OpenAI-compatible endpoint) or anthropic"),
+        base_url: Optional[str] = typer.Option(None, help="endpoint, e.g. http://localhost:8000/v1"),
+        api_key_env: Optional[str] = typer.Option(None, help="variable holding the API key "
+                                                  "(default: OPENAI_API_KEY / ANTHROPIC_API_KEY)"),
+        temperature: Optional[float] = typer.Option(None, help="sampling temperature (default: the endpoint's)"),
+        top_p: Optional[float] = typer.Option(None, help="nucleus sampling (default: the endpoint's)"),
+        max_tokens: Optional[int] = typer.Option(None, help="reply limit in tokens (default: 16384)"),
+        request_timeout: Optional[float] = typer.Option(None, help="seconds per request (default: 600)"),
+        retries: Optional[int] = typer.Option(None, help="retries on 429/5xx/timeouts (default: 5)"),
+        concurrency: Optional[int] = typer.Option(None, help="generations at once (default: 4; agents 1)"),
+        samples: Optional[int] = typer.Option(None, help="pass@k: up to k samples, stopping at the first pass"),
+        n: Optional[int] = typer.Option(None, "--n", help="n samples each, no early stop (unbiased pass@k)"),
+        rounds: Optional[int] = typer.Option(None, help="reflect: rounds per sample (default: 3)"),
+        agent: Optional[str] = typer.Option(None, help="agent: claude-code, codex, opencode, or a command "
+                                            "with {prompt} or {task_file}"),
+        budget: Optional[float] = typer.Option(None, help="agent: wall-clock seconds per operator "
+                                               "(default: 1800)")) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
 
-    def progress(attempt, v: Verdict) -> None:
+    def progress(o: Outcome) -> None:
         done[0] += 1
-        colour = "green" if v.passed else "red"
-        out.print(f"{done[0]:>3}. {attempt.op}: [{colour}]{v.status.value}[/{colour}] "
-                  f"({len(v.cases)} cases, {v.seconds:.1f} s){'' if v.passed else ': ' + escape(v.reason)}")
+        colour = "green" if o.passed else "red"
+        where = f" sample {o.attempt.sample}" if o.attempt.sample else ""
+        where += f" round {o.attempt.round}" if o.attempt.round else ""
+        figures = f" ({len(o.verdict.cases)} cases, {o.verdict.seconds:.1f} s)" if o.verdict else ""
+        out.print(f"{done[0]:>3}. {o.attempt.op}{where}: [{colour}]{o.status}[/{colour}]{figures}"
+                  f"{'' if o.passed else ': ' + escape(o.reason)}")
 
-    result = api.run(method, dir=dir, ops=_ops_list(ops), source=source, db=db, device=device, name=name,
-                     fresh=fresh, workers=workers, timeout_s=timeout, on_verdict=progress)
+    result = api.run(method, config=config, dir=dir, ops=_ops_list(ops), source=source, db=db, device=device,
+                     name=name, fresh=fresh, workers=workers, timeout_s=timeout, concurrency=concurrency,
+                     model=model, provider=provider, base_url=base_url, api_key_env=api_key_env,
+                     temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
+                     retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
+                     on_outcome=progress)
+    store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "
                   f"were already judged")
-    out.print(f"run {result.run.name} ({result.run.platform}): judged {result.judged}, stored in {db}\n")
-    out.print(api.report(db, result.run.name, "md").split("## By operator")[0].rstrip())
+    sent = f", {result.generated} new generations" if result.generated else ""
+    out.print(f"run {result.run.name} ({result.run.platform}): judged {result.judged}{sent}, stored in "
+              f"{store_path}\n")
+    out.print(api.report(store_path, result.run.name, "md").split("## By operator")[0].rstrip(), markup=False)
+
+
+@app.command()
+def prompt(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax"),
+           method: str = typer.Option("llm", help="llm (also reflect's first turn) or agent"),
+           platform: Optional[str] = typer.Option(None, help="interpreter or cuda (default: this machine's)")) -> None:
+    """Print exactly what a model or agent receives for OP (public cases only)."""
+    print(api.prompt(op, method, platform), end="")
 
 
 @app.command()
@@ -162,6 +202,33 @@ def report(run_ref: Optional[str] = typer.Argument(None, metavar="RUN", help="ru
            fmt: str = typer.Option("md", "--format", help="md, json or csv")) -> None:
     """Render a run's results: per source (operators, clean passes, statuses) and per operator."""
     print(api.report(db, run_ref, fmt))
+
+
+@app.command()
+def audit(ops: Optional[str] = typer.Option(None, help="comma-separated operator ids (default: all specified)"),
+          device: Optional[str] = typer.Option(None, help="cpu or cuda; default: cuda if any"),
+          seed: Optional[int] = typer.Option(None, help="input seed (default: a fresh secret one)")) -> None:
+    """Prove the tolerance rejects null candidates on every case; show each solution's error margin.
+
+    Exits 1 if a null candidate (zeros, uninitialised memory, an input copy, the reference's mean, the
+    native op in lower precision) passes every case of an overload, or a shipped solution fails."""
+    results = api.audit(_ops_list(ops), device=device, seed=seed,
+                        progress=lambda op: err.print(f"auditing {op}", style="dim"))
+    table = Table("cases", "solution", "margin (worst error / tolerance)", "null passes (degenerate cases)",
+                  "nulls never failing")
+    table.columns.insert(0, Column("operator", no_wrap=True))
+    bad = False
+    for nulls, verdict in results:
+        margin = "" if verdict.worst_ratio is None else f"{verdict.worst_ratio:.3g}"
+        holes = ", ".join(f"{ov}: {null}" for ov, null in nulls.holes)
+        bad |= bool(nulls.holes) or not verdict.passed
+        table.add_row(nulls.op, str(nulls.cases), verdict.status.value, margin, str(len(nulls.passes)), holes or "none")
+    out.print(table)
+    for nulls, _ in results:
+        for p in nulls.passes:
+            out.print(f"{nulls.op}: {p.null} passes {p.case}", markup=False)
+    out.print("audit " + ("FAILED" if bad else "passed") + f": {len(results)} operators")
+    raise typer.Exit(1 if bad else 0)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,3 +42,94 @@ def by_source(rows: Iterable[Row]) -> list[Summary]:
     rows = list(rows)
     sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
     return [summarize([r for r in rows if r.source == s], s) for s in sources] + [summarize(rows, "all")]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from n samples with c passes: 1 - C(n-c, k) / C(n, k)."""
+    if k > n:
+        raise ValueError(f"pass@{k} needs at least {k} samples, got {n}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def sample_results(rows: Iterable[Row]) -> dict[str, dict[int, bool]]:
+    """Per operator, per finished sample: did any of its rounds pass? Unfinished samples are left out."""
+    by_sample: dict[tuple[str, int], list[Row]] = {}
+    for r in rows:
+        by_sample.setdefault((r.op, r.sample), []).append(r)
+    out: dict[str, dict[int, bool]] = {}
+    for (op, sample), rs in sorted(by_sample.items()):
+        passed = any(r.status == Status.PASS.value for r in rs)
+        if passed or all(r.status is not None for r in rs):
+            out.setdefault(op, {})[sample] = passed
+    return out
+
+
+def pass_at(rows: Iterable[Row], k: int, early_stop: bool) -> float | None:
+    """pass@k over the operators with enough finished samples; None when none has.
+
+    Without early stopping: the unbiased estimator over each operator's n samples. With it,
+    samples are drawn in order until one passes, so whether one of the first k passed is known
+    for every k up to the budget, and is itself an unbiased estimate of pass@k.
+    """
+    values = []
+    for samples in sample_results(rows).values():
+        if early_stop:
+            first = min((s for s, ok in samples.items() if ok), default=None)
+            if first is not None and first < k:
+                values.append(1.0)
+            elif all(s in samples for s in range(k)):
+                values.append(0.0)
+        elif len(samples) >= k:
+            values.append(pass_at_k(len(samples), sum(samples.values()), k))
+    return sum(values) / len(values) if values else None
+
+
+def report_ks(samples: int) -> list[int]:
+    return sorted({k for k in (1, 5, 10, samples) if 1 <= k <= samples})
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What generating one group's candidates cost; tokens only where they were reported."""
+
+    group: str
+    generated: int
+    tokens_in: int
+    tokens_out: int
+    unknown: int
+    wall_s: float
+    judge_s: float
+    solved: int
+    usd: float | None = None
+
+    @property
+    def tokens_per_solved(self) -> float | None:
+        known = self.generated - self.unknown
+        if not self.solved or not known:
+            return None
+        return (self.tokens_in + self.tokens_out) / self.solved
+
+
+def cost(rows: Iterable[Row], group: str, prices: dict[str, dict[str, float]] | None = None) -> Cost:
+    """Totals over a group's attempts; `prices` maps a model to USD per million input/output tokens."""
+    rows = list(rows)
+    generated = [r for r in rows if r.wall_s is not None]
+    known = [r for r in generated if r.tokens_in is not None and r.tokens_out is not None]
+    usd = None
+    if prices:
+        priced = [r for r in known if r.model in prices]
+        if priced:
+            usd = sum(r.tokens_in * prices[r.model].get("input", 0.0) / 1e6  # type: ignore[operator]
+                      + r.tokens_out * prices[r.model].get("output", 0.0) / 1e6 for r in priced)  # type: ignore[operator]
+    solved = summarize(rows, group).clean_passes
+    return Cost(group, len(generated), sum(r.tokens_in for r in known),  # type: ignore[misc]
+                sum(r.tokens_out for r in known), len(generated) - len(known),  # type: ignore[misc]
+                sum(r.wall_s for r in generated), sum(r.seconds or 0.0 for r in rows), solved, usd)  # type: ignore[misc]
+
+
+def cost_by_source(rows: Iterable[Row], prices: dict[str, dict[str, float]] | None = None) -> list[Cost]:
+    rows = list(rows)
+    sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
+    return [cost([r for r in rows if r.source == s], s, prices) for s in sources] + [cost(rows, "all", prices)]

@@ -2,7 +2,11 @@
 
 WAL mode, one transaction per write, and uniqueness constraints on (run, op, sample, round) and on
 one verdict per attempt, so a campaign killed at any point resumes without losing or duplicating
-a row.
+a row. A generated attempt is written together with its request, reply and cost in one
+transaction, before it is judged: a stored reply is never asked for again.
+
+Besides the harness's verdict statuses (verify/verdict.py), the verdicts table holds one status
+decided before judging: `no_code`, a reply (or agent workspace) without a candidate to judge.
 """
 
 from __future__ import annotations
@@ -10,13 +14,16 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .verify.verdict import Verdict
+from .verify.verdict import Status, Verdict
+
+NO_CODE = "no_code"
 
 SCHEMA_VERSION = 1
 
@@ -64,6 +71,14 @@ CREATE TABLE IF NOT EXISTS costs (
     tokens_in INTEGER,
     tokens_out INTEGER,
     wall_s REAL
+);
+CREATE TABLE IF NOT EXISTS exchanges (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
+    request TEXT NOT NULL,
+    reply TEXT,
+    finish TEXT,
+    tries INTEGER NOT NULL,
+    created REAL NOT NULL
 );
 """
 
@@ -113,6 +128,23 @@ class Row:
     worst_ratio: float | None
     n_cases: int | None
     seconds: float | None
+    model: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    wall_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request to a model or an agent and what came back; tokens are None when not reported."""
+
+    request: Any
+    reply: str | None
+    finish: str | None = None
+    tries: int = 1
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    wall_s: float | None = None
 
 
 def code_sha(code: str | None) -> str | None:
@@ -125,13 +157,14 @@ class Store:
         try:
             if self.path.parent and not self.path.parent.exists():
                 raise StoreError(f"cannot open database {self.path}: folder {self.path.parent} does not exist")
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open database {self.path}: {e}") from None
+        self.lock = threading.RLock()  # campaign threads share one connection; a transaction holds it
         version = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
         if int(version) != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has store schema {version}; this kgbench reads {SCHEMA_VERSION}")
@@ -145,6 +178,14 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _q(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self.lock:
+            return self.db.execute(sql, params).fetchall()
+
+    def _one(self, sql: str, params: tuple = ()) -> tuple | None:
+        rows = self._q(sql, params)
+        return rows[0] if rows else None
+
     # runs -----------------------------------------------------------------------------------
     def _run(self, row: tuple) -> Run:
         return Run(row[0], row[1], row[2], json.loads(row[3]), row[4], json.loads(row[5]), row[6], row[7], row[8])
@@ -154,15 +195,15 @@ class Store:
     def find_run(self, ref: str | int | None = None) -> Run | None:
         """A run by name or id; the newest run when `ref` is None."""
         if ref is None:
-            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+            row = self._one(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id DESC LIMIT 1")
         elif isinstance(ref, int) or str(ref).isdigit():
-            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs WHERE id=?", (int(ref),)).fetchone()
+            row = self._one(f"SELECT {self._RUN_COLS} FROM runs WHERE id=?", (int(ref),))
         else:
-            row = self.db.execute(f"SELECT {self._RUN_COLS} FROM runs WHERE name=?", (ref,)).fetchone()
+            row = self._one(f"SELECT {self._RUN_COLS} FROM runs WHERE name=?", (ref,))
         return self._run(row) if row else None
 
     def runs(self) -> list[Run]:
-        return [self._run(r) for r in self.db.execute(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id")]
+        return [self._run(r) for r in self._q(f"SELECT {self._RUN_COLS} FROM runs ORDER BY id")]
 
     def open_run(self, name: str, method: str, config: dict[str, Any], platform: str,
                  environment: dict[str, Any], seed: int) -> Run:
@@ -170,7 +211,7 @@ class Store:
         existing = self.find_run(name)
         if existing is not None:
             return existing
-        self.db.execute(
+        self._q(
             "INSERT OR IGNORE INTO runs (name, method, config, platform, environment, seed, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (name, method, json.dumps(config, sort_keys=True), platform, json.dumps(environment), seed, time.time()),
@@ -180,22 +221,53 @@ class Store:
         return run
 
     def finish_run(self, run_id: int) -> None:
-        self.db.execute("UPDATE runs SET finished=? WHERE id=?", (time.time(), run_id))
+        self._q("UPDATE runs SET finished=? WHERE id=?", (time.time(), run_id))
 
     # attempts -------------------------------------------------------------------------------
-    def add_attempt(self, run_id: int, op: str, method: str, source_code: str | None, *, sample: int = 0,
-                    round: int = 0, model: str | None = None, origin: str | None = None) -> int:
-        """Insert once; a second call for the same (run, op, sample, round) returns the first id."""
-        self.db.execute(
+    def _insert_attempt(self, run_id: int, op: str, method: str, source_code: str | None, sample: int,
+                        round: int, model: str | None, origin: str | None) -> tuple[int, bool]:
+        cur = self.db.execute(
             "INSERT OR IGNORE INTO attempts (run_id, op, sample, round, method, model, origin, source_code, "
             "code_sha, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, op, sample, round, method, model, origin, source_code, code_sha(source_code), time.time()),
         )
-        return self.db.execute("SELECT id FROM attempts WHERE run_id=? AND op=? AND sample=? AND round=?",
-                               (run_id, op, sample, round)).fetchone()[0]
+        row = self.db.execute("SELECT id FROM attempts WHERE run_id=? AND op=? AND sample=? AND round=?",
+                              (run_id, op, sample, round)).fetchone()
+        return row[0], cur.rowcount == 1
+
+    def add_attempt(self, run_id: int, op: str, method: str, source_code: str | None, *, sample: int = 0,
+                    round: int = 0, model: str | None = None, origin: str | None = None) -> int:
+        """Insert once; a second call for the same (run, op, sample, round) returns the first id."""
+        with self.lock:
+            return self._insert_attempt(run_id, op, method, source_code, sample, round, model, origin)[0]
+
+    def add_generated(self, run_id: int, op: str, method: str, source_code: str | None, *, sample: int,
+                      round: int, model: str | None, origin: str | None, exchange: Exchange | None,
+                      no_code: str | None = None) -> int:
+        """An attempt with its request, reply and cost (and its `no_code` outcome), all or nothing."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                attempt_id, new = self._insert_attempt(run_id, op, method, source_code, sample, round, model,
+                                                       origin)
+                if new and exchange is not None:
+                    self.db.execute(
+                        "INSERT INTO exchanges (attempt_id, request, reply, finish, tries, created) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (attempt_id, json.dumps(exchange.request), exchange.reply, exchange.finish, exchange.tries,
+                         time.time()))
+                    self.db.execute("INSERT OR REPLACE INTO costs VALUES (?, ?, ?, ?)",
+                                    (attempt_id, exchange.tokens_in, exchange.tokens_out, exchange.wall_s))
+                if new and no_code is not None:
+                    self._put_outcome(attempt_id, NO_CODE, no_code, "generation")
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            return attempt_id
 
     def _attempts(self, where: str, params: tuple) -> list[Attempt]:
-        rows = self.db.execute(
+        rows = self._q(
             "SELECT a.id, a.run_id, a.op, a.sample, a.round, a.method, a.model, a.origin, a.source_code "
             f"FROM attempts a LEFT JOIN verdicts v ON v.attempt_id = a.id WHERE {where} ORDER BY a.id", params)
         return [Attempt(*r) for r in rows]
@@ -206,32 +278,59 @@ class Store:
     def attempts(self, run_id: int) -> list[Attempt]:
         return self._attempts("a.run_id=?", (run_id,))
 
+    def find_attempt(self, run_id: int, op: str, sample: int, round: int) -> Attempt | None:
+        found = self._attempts("a.run_id=? AND a.op=? AND a.sample=? AND a.round=?", (run_id, op, sample, round))
+        return found[0] if found else None
+
+    def exchange(self, attempt_id: int) -> Exchange | None:
+        row = self._one("SELECT e.request, e.reply, e.finish, e.tries, c.tokens_in, c.tokens_out, c.wall_s "
+                        "FROM exchanges e LEFT JOIN costs c ON c.attempt_id = e.attempt_id WHERE e.attempt_id=?",
+                        (attempt_id,))
+        return Exchange(json.loads(row[0]), *row[1:]) if row else None
+
     # verdicts -------------------------------------------------------------------------------
     def put_verdict(self, attempt_id: int, verdict: Verdict) -> None:
-        self.db.execute(
+        self._q(
             "INSERT OR REPLACE INTO verdicts (attempt_id, status, reason, failing_case, layer, worst_ratio, "
             "n_cases, seconds, detail, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (attempt_id, verdict.status.value, verdict.reason, verdict.failing_case, verdict.layer,
              verdict.worst_ratio, len(verdict.cases), verdict.seconds, json.dumps(verdict.to_dict()), time.time()),
         )
 
+    def _put_outcome(self, attempt_id: int, status: str, reason: str, layer: str) -> None:
+        detail = {"status": status, "reason": reason, "layer": layer}
+        self.db.execute(
+            "INSERT OR REPLACE INTO verdicts (attempt_id, status, reason, failing_case, layer, worst_ratio, "
+            "n_cases, seconds, detail, created) VALUES (?, ?, ?, NULL, ?, NULL, 0, 0, ?, ?)",
+            (attempt_id, status, reason, layer, json.dumps(detail), time.time()))
+
+    def status(self, attempt_id: int) -> tuple[str, str] | None:
+        """(status, reason) of a judged or `no_code` attempt; None while it waits for judging."""
+        row = self._one("SELECT status, reason FROM verdicts WHERE attempt_id=?", (attempt_id,))
+        return (row[0], row[1]) if row else None
+
     def verdict(self, attempt_id: int) -> Verdict | None:
-        row = self.db.execute("SELECT detail FROM verdicts WHERE attempt_id=?", (attempt_id,)).fetchone()
-        return Verdict.from_dict(json.loads(row[0])) if row else None
+        """The harness's verdict; None when there is none (not judged yet, or `no_code`)."""
+        row = self._one("SELECT status, detail FROM verdicts WHERE attempt_id=?", (attempt_id,))
+        if row is None or row[0] not in Status._value2member_map_:
+            return None
+        return Verdict.from_dict(json.loads(row[1]))
 
     def put_cost(self, attempt_id: int, tokens_in: int | None, tokens_out: int | None, wall_s: float | None) -> None:
-        self.db.execute("INSERT OR REPLACE INTO costs VALUES (?, ?, ?, ?)", (attempt_id, tokens_in, tokens_out, wall_s))
+        self._q("INSERT OR REPLACE INTO costs VALUES (?, ?, ?, ?)", (attempt_id, tokens_in, tokens_out, wall_s))
 
     def rows(self, run_id: int) -> Iterator[Row]:
         q = ("SELECT r.name, a.op, a.sample, a.round, v.status, v.reason, v.failing_case, v.worst_ratio, "
-             "v.n_cases, v.seconds FROM attempts a JOIN runs r ON r.id = a.run_id "
-             "LEFT JOIN verdicts v ON v.attempt_id = a.id WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
-        for r in self.db.execute(q, (run_id,)):
-            yield Row(r[0], r[1], r[1].split("::", 1)[0], r[2], r[3], *r[4:])
+             "v.n_cases, v.seconds, a.model, c.tokens_in, c.tokens_out, c.wall_s "
+             "FROM attempts a JOIN runs r ON r.id = a.run_id "
+             "LEFT JOIN verdicts v ON v.attempt_id = a.id LEFT JOIN costs c ON c.attempt_id = a.id "
+             "WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
+        for r in self._q(q, (run_id,)):
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:])
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""
-        a = self.db.execute("SELECT COUNT(*) FROM attempts WHERE run_id=?", (run_id,)).fetchone()[0]
-        v = self.db.execute("SELECT COUNT(*) FROM verdicts v JOIN attempts a ON a.id=v.attempt_id "
-                            "WHERE a.run_id=?", (run_id,)).fetchone()[0]
+        a = self._q("SELECT COUNT(*) FROM attempts WHERE run_id=?", (run_id,))[0][0]
+        v = self._q("SELECT COUNT(*) FROM verdicts v JOIN attempts a ON a.id=v.attempt_id "
+                    "WHERE a.run_id=?", (run_id,))[0][0]
         return a, v

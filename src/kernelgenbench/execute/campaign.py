@@ -1,8 +1,12 @@
-"""A campaign: produce candidates with a method, store them, judge what has no verdict yet.
+"""A campaign: produce candidates with a method, store them, judge them, feed verdicts back.
 
-Generation and judging meet only in the store, so a killed campaign resumes from it: attempts
-are inserted once (unique per run, op, sample and round) and only attempts without a verdict are
-judged again.
+Generation and judging meet only in the store, so a killed campaign resumes from it. Each
+(operator, sample, round) is generated at most once: its request, reply and cost are stored with
+the attempt, in one transaction, before it is judged, and a rerun finds them there instead of
+asking again; only attempts without a verdict are judged again.
+
+Operators (or, without early stopping, their samples) are worked on concurrently: at most
+`concurrency` generations at a time, and as many judging jobs as the executor has workers.
 """
 
 from __future__ import annotations
@@ -10,14 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import Any
 
-from ..methods.base import Method
+from ..methods.base import Interrupted, Method, Task, Turn
 from ..platforms import Platform, environment
 from ..sandbox import Limits, Request, judge
-from ..store import Attempt, Run, Store
+from ..store import NO_CODE, Attempt, Run, Store
 from ..suite.spec import Operator
 from ..verify.pipeline import Plan
 from ..verify.verdict import Status, Verdict
@@ -30,6 +37,22 @@ class CampaignResult:
     judged: int
     already_judged: int
     total: int
+    generated: int = 0
+    db: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one attempt: its status, and the harness's verdict when it was judged."""
+
+    attempt: Attempt
+    status: str
+    reason: str
+    verdict: Verdict | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == Status.PASS.value
 
 
 def default_name(method: Method, ops: list[Operator], platform: Platform) -> str:
@@ -43,43 +66,123 @@ def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
                    layer="bind", seed=run.seed, platform=run.platform)
 
 
+class _Campaign:
+    def __init__(self, store: Store, method: Method, run: Run, platform: Platform, plan: Plan, limits: Limits,
+                 executor: Executor, concurrency: int, on_outcome: Callable[[Outcome], None] | None):
+        self.store, self.method, self.run, self.platform = store, method, run, platform
+        self.plan, self.limits, self.executor = plan, limits, executor
+        self.schedule = method.schedule()
+        self.slots = threading.Semaphore(max(1, concurrency))
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.on_outcome = on_outcome
+        self.judged = 0
+        self.generated = 0
+
+    def unit(self, op: Operator, samples: range) -> None:
+        for s in samples:
+            if self.sample(op, s) and self.schedule.early_stop:
+                return
+
+    def sample(self, op: Operator, s: int) -> bool:
+        """Work one sample through its rounds; True once it passes."""
+        history: list[Turn] = []
+        for r in range(self.schedule.rounds):
+            attempt = self.store.find_attempt(self.run.id, op.id, s, r) or self._generate(op, s, r, tuple(history))
+            known = self.store.status(attempt.id)
+            if known is None:
+                outcome = self._judge(attempt)
+                status, reason = outcome.status, outcome.reason
+            else:
+                status, reason = known
+            exchange = self.store.exchange(attempt.id)
+            history.append(Turn(r, attempt.source_code, exchange.reply if exchange else None, status, reason,
+                                self.store.verdict(attempt.id)))
+            if status == Status.PASS.value:
+                return True
+        return False
+
+    def _generate(self, op: Operator, s: int, r: int, history: tuple[Turn, ...]) -> Attempt:
+        with self.slots:
+            if self.stop.is_set():
+                raise Interrupted
+            cand = self.method.generate(Task(op, self.platform, s, r, history, self.stop))
+        if self.stop.is_set() and cand.exchange is None:
+            raise Interrupted
+        no_code = (cand.missing or "no code") if cand.code is None and cand.missing_status == NO_CODE else None
+        attempt_id = self.store.add_generated(
+            self.run.id, op.id, self.method.name, cand.code, sample=s, round=r, model=cand.model,
+            origin=cand.missing or cand.origin, exchange=cand.exchange, no_code=no_code)
+        attempt = self.store.find_attempt(self.run.id, op.id, s, r)
+        assert attempt is not None and attempt.id == attempt_id
+        if cand.exchange is not None:
+            with self.lock:
+                self.generated += 1
+        if no_code is not None:
+            self._report(Outcome(attempt, NO_CODE, no_code))
+        return attempt
+
+    def _judge(self, attempt: Attempt) -> Outcome:
+        if self.stop.is_set():
+            raise Interrupted
+        if attempt.source_code is None:
+            verdict = _missing_verdict(attempt, self.run)
+        else:
+            verdict = self.executor.call(self._job, attempt)
+        self.store.put_verdict(attempt.id, verdict)
+        outcome = Outcome(attempt, verdict.status.value, verdict.reason, verdict)
+        self._report(outcome)
+        return outcome
+
+    def _job(self, attempt: Attempt, device_index: int | None) -> Verdict:
+        assert attempt.source_code is not None
+        return judge(Request(attempt.op, attempt.source_code, self.platform, self.run.seed, self.plan, device_index),
+                     self.limits)
+
+    def _report(self, outcome: Outcome) -> None:
+        with self.lock:
+            self.judged += 1
+            if self.on_outcome:
+                self.on_outcome(outcome)
+
+
 def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Platform, *,
                  limits: Limits = Limits(), name: str | None = None, fresh: bool = False,
-                 executor: Executor | None = None, plan: Plan | None = None,
-                 on_verdict: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
+                 executor: Executor | None = None, plan: Plan | None = None, concurrency: int = 4,
+                 extra_config: dict[str, Any] | None = None, check: bool = True,
+                 on_outcome: Callable[[Outcome], None] | None = None) -> CampaignResult:
+    """Run (or resume) the campaign `name`; `check` runs the method's own check first."""
+    if check:
+        method.check()
     plan = plan or Plan(platform.sizes)
     name = name or default_name(method, ops, platform)
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    config = {"method": method.name, **method.config(), "ops": [o.id for o in ops],
-              "sizes": list(plan.sizes), "timeout_s": limits.timeout_s}
+    schedule = method.schedule()
+    config = {"method": method.name, **method.config(), "ops": [o.id for o in ops], "sizes": list(plan.sizes),
+              "timeout_s": limits.timeout_s, "samples": schedule.samples, "rounds": schedule.rounds,
+              "early_stop": schedule.early_stop, **(extra_config or {})}
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
-
-    for op in ops:
-        for cand in method.candidates(op):
-            origin = cand.missing or cand.origin
-            store.add_attempt(run.id, cand.op, method.name, cand.code, sample=cand.sample, round=cand.round,
-                              model=cand.model, origin=origin)
-
-    total, before = store.counts(run.id)
-    pending = store.pending(run.id)
-    judged = 0
-    for attempt in [a for a in pending if a.source_code is None]:
-        v = _missing_verdict(attempt, run)
-        store.put_verdict(attempt.id, v)
-        judged += 1
-        if on_verdict:
-            on_verdict(attempt, v)
-
-    def job(attempt: Attempt, device_index: int | None) -> Verdict:
-        assert attempt.source_code is not None
-        return judge(Request(attempt.op, attempt.source_code, platform, run.seed, plan, device_index), limits)
-
-    runnable = [a for a in pending if a.source_code is not None]
-    for attempt, verdict in (executor or LocalPool(platform)).map(job, runnable):
-        store.put_verdict(attempt.id, verdict)
-        judged += 1
-        if on_verdict:
-            on_verdict(attempt, verdict)
+    before = store.counts(run.id)[1]
+    executor = executor or LocalPool(platform)
+    campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome)
+    if schedule.early_stop:
+        units = [(op, range(schedule.samples)) for op in ops]
+    else:
+        units = [(op, range(s, s + 1)) for op in ops for s in range(schedule.samples)]
+    pool = ThreadPoolExecutor(max(1, concurrency) + executor.workers, thread_name_prefix="kgb-campaign")
+    futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
+    try:
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in done:
+            if f.exception() is not None and not isinstance(f.exception(), Interrupted):
+                raise f.exception()  # type: ignore[misc]
+    except BaseException:
+        campaign.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     store.finish_run(run.id)
-    return CampaignResult(store.find_run(run.id) or run, judged, before, total)
+    total = store.counts(run.id)[0]
+    return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,
+                          str(store.path))

@@ -14,6 +14,12 @@ R = TypeVar("R")
 
 
 class Executor(Protocol):
+    workers: int
+
+    def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
+        """Run fn(job, device_index) in the calling thread once a worker slot is free."""
+        ...
+
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
         """Run fn(job, device_index) for every job; yield results as they complete."""
         ...
@@ -34,6 +40,9 @@ class LocalPool:
             return fn(job, device)
         finally:
             self._devices.put(device)
+
+    def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
+        return self._with_device(fn, job)
 
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
         with ThreadPoolExecutor(self.workers, thread_name_prefix="kgb-judge") as pool:

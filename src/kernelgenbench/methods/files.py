@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..suite.spec import Operator
-from .base import Candidate, MethodError, register
+from .base import Candidate, MethodError, Schedule, Task, register
 
 
 def candidate_path(root: Path, op_id: str) -> Path:
@@ -39,8 +37,14 @@ class FilesMethod:
     def config(self) -> dict[str, Any]:
         return {"dir": str(self.root)}
 
-    def candidates(self, op: Operator) -> Iterable[Candidate]:
-        yield read_candidate(self.root, op.id, self.name)
+    def schedule(self) -> Schedule:
+        return Schedule()
+
+    def check(self) -> None:
+        pass
+
+    def generate(self, task: Task) -> Candidate:
+        return read_candidate(self.root, task.op.id, self.name)
 
 
 register("files")(FilesMethod)

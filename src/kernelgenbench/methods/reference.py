@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..suite.spec import Operator
-from .base import Candidate, register
+from .base import Candidate, Schedule, Task, register
 from .files import read_candidate
 
 
@@ -29,8 +27,14 @@ class ReferenceMethod:
     def config(self) -> dict[str, Any]:
         return {}
 
-    def candidates(self, op: Operator) -> Iterable[Candidate]:
-        yield read_candidate(self.root, op.id, self.name)
+    def schedule(self) -> Schedule:
+        return Schedule()
+
+    def check(self) -> None:
+        pass
+
+    def generate(self, task: Task) -> Candidate:
+        return read_candidate(self.root, task.op.id, self.name)
 
 
 register("reference")(ReferenceMethod)

@@ -8,27 +8,58 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..metrics import Summary, by_source
-from ..store import Row, Run
+from ..metrics import Cost, Summary, by_source, cost_by_source, pass_at, report_ks
+from ..store import NO_CODE, Row, Run
 from ..verify.verdict import Status
 
-STATUS_ORDER = [s.value for s in Status] + ["pending"]
+STATUS_ORDER = [s.value for s in Status] + [NO_CODE, "pending"]
 
 
-def _summary_table(summaries: list[Summary]) -> tuple[list[str], list[list[Any]]]:
+def _pct(x: float | None) -> Any:
+    return "" if x is None else round(100 * x, 1)
+
+
+def _passes(run: Run, rows: list[Row], summaries: list[Summary]) -> dict[str, dict[int, float | None]]:
+    """pass@k per group, for the k the run's samples allow."""
+    early = bool(run.config.get("early_stop", True))
+    ks = report_ks(int(run.config.get("samples", 1)))
+    return {s.group: {k: pass_at([r for r in rows if s.group in ("all", r.source)], k, early) for k in ks}
+            for s in summaries}
+
+
+def _summary_table(run: Run, rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
+    summaries = by_source(rows)
+    passes = _passes(run, rows, summaries)
+    ks = report_ks(int(run.config.get("samples", 1)))
     present = [s for s in STATUS_ORDER if any(s in x.statuses for x in summaries)]
-    header = ["source", "operators", "attempted", "clean passes", "accuracy (%)"] + present
+    header = (["source", "operators", "attempted", "clean passes", "accuracy (%)"]
+              + [f"pass@{k} (%)" for k in ks] + present)
     body = [[s.group, s.operators, s.attempted, s.clean_passes, round(100 * s.accuracy, 1)]
+            + [_pct(passes[s.group][k]) for k in ks]
             + [s.statuses.get(st, 0) for st in present] for s in summaries]
+    return header, body
+
+
+def _prices(run: Run) -> dict[str, dict[str, float]] | None:
+    return run.config.get("prices") or None
+
+
+def _cost_table(costs: list[Cost]) -> tuple[list[str], list[list[Any]]]:
+    header = ["source", "generated", "tokens in", "tokens out", "tokens unknown (attempts)",
+              "tokens per solved operator", "generation wall time (s)", "judging time (s)", "cost (USD)"]
+    body = [[c.group, c.generated, c.tokens_in, c.tokens_out, c.unknown,
+             "" if c.tokens_per_solved is None else round(c.tokens_per_solved),
+             f"{c.wall_s:.1f}", f"{c.judge_s:.1f}", "" if c.usd is None else f"{c.usd:.4f}"] for c in costs]
     return header, body
 
 
 def _operator_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
     header = ["operator", "sample", "round", "status", "cases", "worst error / tolerance", "time (s)",
-              "failing case", "reason"]
+              "tokens in/out", "failing case", "reason"]
     body = [[r.op, r.sample, r.round, r.status or "pending", r.n_cases if r.n_cases is not None else "",
              "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}",
-             "" if r.seconds is None else f"{r.seconds:.1f}", r.failing_case or "",
+             "" if r.seconds is None else f"{r.seconds:.1f}",
+             "" if r.tokens_in is None else f"{r.tokens_in}/{r.tokens_out}", r.failing_case or "",
              (r.reason or "").replace("|", "/").replace("\n", " ")] for r in rows]
     return header, body
 
@@ -39,24 +70,38 @@ def _md_table(header: list[str], body: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+def _model(run: Run) -> str:
+    c = run.config
+    who = c.get("model") or c.get("agent")
+    return f" with `{who}`" if who else ""
+
+
 def _markdown(run: Run, rows: list[Row]) -> str:
     env = run.environment
     where = ", ".join(f"{k} {env[k]}" for k in ("device", "driver", "torch", "triton") if env.get(k))
     parts = [f"# KernelGenBench run `{run.name}`", "",
-             f"method `{run.method}` on {run.platform} ({where}); seed {run.seed}; "
+             f"method `{run.method}`{_model(run)} on {run.platform} ({where}); seed {run.seed}; "
              f"{'finished' if run.finished else 'unfinished'}", "",
-             "## By source", "", _md_table(*_summary_table(by_source(rows))), "",
-             "## By operator", "", _md_table(*_operator_table(rows)), ""]
+             "## By source", "", _md_table(*_summary_table(run, rows)), ""]
+    costs = cost_by_source(rows, _prices(run))
+    if any(c.generated for c in costs):
+        parts += ["## Cost", "", _md_table(*_cost_table(costs)), ""]
+    parts += ["## By operator", "", _md_table(*_operator_table(rows)), ""]
     return "\n".join(parts)
 
 
 def _json(run: Run, rows: list[Row]) -> str:
+    summaries = by_source(rows)
+    passes = _passes(run, rows, summaries)
     return json.dumps({
         "run": {"name": run.name, "method": run.method, "platform": run.platform, "seed": run.seed,
                 "config": run.config, "environment": run.environment, "finished": run.finished is not None},
         "by_source": [{"source": s.group, "operators": s.operators, "attempted": s.attempted,
-                       "clean_passes": s.clean_passes, "accuracy": s.accuracy, "statuses": s.statuses}
-                      for s in by_source(rows)],
+                       "clean_passes": s.clean_passes, "accuracy": s.accuracy,
+                       "pass_at_k": {str(k): v for k, v in passes[s.group].items()}, "statuses": s.statuses}
+                      for s in summaries],
+        "cost": [{**c.__dict__, "tokens_per_solved": c.tokens_per_solved}
+                 for c in cost_by_source(rows, _prices(run))],
         "operators": [r.__dict__ for r in rows],
     }, indent=2)
 

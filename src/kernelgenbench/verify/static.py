@@ -57,7 +57,8 @@ class Finding:
 
 @cache
 def _tensor_compute_methods() -> frozenset[str]:
-    names = {n for n in dir(torch.Tensor) if not n.startswith("_")}
+    """Every public torch.Tensor method (properties such as `shape` are metadata) not allowed."""
+    names = {n for n in dir(torch.Tensor) if not n.startswith("_") and callable(getattr(torch.Tensor, n, None))}
     return frozenset(names - TENSOR_METHODS_ALLOWED)
 
 

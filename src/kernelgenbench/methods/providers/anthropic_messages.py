@@ -1,0 +1,63 @@
+"""Anthropic messages through the `anthropic` SDK; only text blocks count as the reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Message, ProviderError, Reply, Retryable, Settings, api_key, register, retry_after, with_retries
+
+
+class AnthropicMessages:
+    name = "anthropic"
+
+    def __init__(self, settings: Settings):
+        try:
+            import anthropic
+        except ImportError:
+            raise ProviderError("provider anthropic needs the anthropic package: pip install anthropic") from None
+        self.settings = settings
+        self.sdk = anthropic
+        self.where = settings.base_url or "https://api.anthropic.com"
+        self.client = anthropic.Anthropic(api_key=api_key(settings.api_key_env or "ANTHROPIC_API_KEY", self.name),
+                                          base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0)
+
+    def check(self) -> None:
+        try:
+            self.client.with_options(timeout=min(30.0, self.settings.timeout_s)).models.list()
+        except self.sdk.APIConnectionError as e:
+            raise ProviderError(f"cannot reach {self.where}: {e.__cause__ or e}") from None
+        except (self.sdk.AuthenticationError, self.sdk.PermissionDeniedError):
+            raise ProviderError(f"{self.where} rejected the API key in "
+                                f"{self.settings.api_key_env or 'ANTHROPIC_API_KEY'}") from None
+        except self.sdk.APIStatusError:
+            pass
+
+    def _send(self, messages: list[Message]) -> Reply:
+        s = self.settings
+        params: dict[str, Any] = {"model": s.model, "messages": messages, "max_tokens": s.max_tokens}
+        sampling = {k: v for k, v in (("temperature", s.temperature), ("top_p", s.top_p)) if v is not None}
+        if sampling:  # as body fields: SDK versions differ in which of them they take as arguments
+            params["extra_body"] = sampling
+        sdk = self.sdk
+        try:
+            r = self.client.messages.create(**params)
+        except (sdk.APITimeoutError, sdk.APIConnectionError) as e:
+            raise Retryable(f"no answer ({type(e).__name__}: {e.__cause__ or e})") from None
+        except sdk.APIStatusError as e:
+            if e.status_code == 429 or e.status_code >= 500:
+                raise Retryable(f"HTTP {e.status_code}", retry_after(e.response.headers)) from None
+            raise ProviderError(f"{self.where} refused the request for model {s.model}: HTTP {e.status_code}: "
+                                f"{e.message}") from None
+        text = "".join(b.text for b in r.content if getattr(b, "type", None) == "text")
+        usage = r.usage
+        tokens_in = None
+        if usage is not None:  # cached prompt tokens are reported apart from the rest; all were sent
+            tokens_in = usage.input_tokens + sum(getattr(usage, k, None) or 0 for k in
+                                                 ("cache_creation_input_tokens", "cache_read_input_tokens"))
+        return Reply(text, r.stop_reason, tokens_in, usage.output_tokens if usage else None, 1, 0.0, r.model)
+
+    def complete(self, messages: list[Message]) -> Reply:
+        return with_retries(lambda: self._send(messages), self.settings, self.where)
+
+
+register("anthropic")(AnthropicMessages)

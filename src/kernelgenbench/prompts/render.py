@@ -1,0 +1,178 @@
+"""Rendering the text a model or agent receives, from an operator record and a platform.
+
+Templates are text files in templates/ (one per source x kind, plus shared fragments), filled with
+`string.Template`. Only public cases ever reach a prompt; a hidden case is named in feedback
+only as "a hidden case".
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from ..platforms import INTERPRETER, Platform
+from ..suite.spec import Operator, Overload
+from ..verify.verdict import Verdict
+
+TEMPLATES = Path(__file__).parent / "templates"
+KINDS = {"llm": "sampling", "reflect": "sampling", "agent": "agent"}
+HIDDEN = "a hidden case"
+
+RESTRICTIONS = {
+    "interpreter": (
+        "Kernels run in Triton's CPU interpreter (TRITON_INTERPRET=1): tensors live on the CPU and "
+        "each program instance runs serially, so keep grids small. GPU-only features are not "
+        "available: no `tl.inline_asm_elementwise`, no libdevice extern calls, no "
+        "hardware-specific intrinsics. Cases use small shapes."
+    ),
+    "cuda": (
+        "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
+        "`input_precision=\"ieee\"`, which fails float32 tolerances. Cases use small and large shapes."
+    ),
+}
+
+
+class PromptError(ValueError):
+    """A prompt was asked for something that has none (unknown kind or platform)."""
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def platform_named(name: str | None) -> Platform:
+    """The platform a prompt describes; `cuda` needs no GPU here, since only the text is made."""
+    if name in (None, "interpreter", "cpu"):
+        return INTERPRETER
+    if name == "cuda":
+        return Platform("cuda", "cuda", "CUDA", ("small", "large"), has_timing=True, has_profiler=True)
+    raise PromptError(f"unknown platform {name!r}: use interpreter (cpu) or cuda")
+
+
+def _device_name(platform: Platform) -> str:
+    if platform.name != "cuda":
+        return "CPU (Triton interpreter)"
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return f"{torch.cuda.get_device_name(0)} (CUDA)"
+    except Exception:  # a broken driver only costs the device's name in the text
+        pass
+    return "an NVIDIA GPU (CUDA)"
+
+
+def describe_platform(platform: Platform) -> str:
+    return "\n".join([
+        f"- device: {_device_name(platform)}",
+        f"- Triton {_version('triton')}, PyTorch {_version('torch')}",
+        f"- {RESTRICTIONS.get(platform.name, RESTRICTIONS['cuda'])}",
+    ])
+
+
+def python_def(ov: Overload) -> str:
+    """The Python `def` line of an overload's function, parameters in schema order."""
+    parts: list[str] = []
+    star = False
+    for p in ov.params:
+        if p.kw_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}={p.default!r}" if p.has_default else p.name)
+    return f"def {ov.func_name}({', '.join(parts)}):"
+
+
+def _functions(op: Operator) -> str:
+    blocks = []
+    for ov in op.overloads:
+        lines = [f"- `{ov.func_name}` for `{ov.signature}`", f"  {python_def(ov)}"]
+        if ov.doc:
+            lines.append(f"  {ov.doc}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def public_cases(op: Operator, platform: Platform) -> list[str]:
+    return [c.name for c in op.select_cases(sizes=platform.sizes, public_only=True)]
+
+
+def verify_command(op: Operator, platform: Platform) -> str:
+    device = " --device cpu" if platform.name == "interpreter" else ""
+    return f"kgbench verify kernel.py --op {op.id} --public{device}"
+
+
+def _template(name: str) -> Template:
+    return Template((TEMPLATES / f"{name}.txt").read_text(encoding="utf-8"))
+
+
+def render(op: Operator, method: str = "llm", platform: Platform | None = None) -> str:
+    """Exactly the text a model (`llm`, `reflect`) or an agent (`agent`) receives for `op`."""
+    if method not in KINDS:
+        raise PromptError(f"no prompt for method {method!r}: use {', '.join(KINDS)}")
+    platform = platform or INTERPRETER
+    t = op.tolerance
+    cases = public_cases(op, platform)
+    return _template(f"{op.source}.{KINDS[method]}").substitute(
+        op_id=op.id,
+        name=op.name,
+        doc=op.doc.strip(),
+        notes=f"\n\nNote: {op.notes.strip()}" if op.notes.strip() else "",
+        functions=_functions(op),
+        platform=describe_platform(platform),
+        rules=_template("rules").template.strip(),
+        judging=_template("judging").substitute(k_rms=f"{t.k_rms:g}", k_max=f"{t.k_max:g}",
+                                                ulps=f"{t.floor_ulps:g}").strip(),
+        cases="\n".join(f"- {c}" for c in cases) if cases else "(none on this platform)",
+        verify=verify_command(op, platform),
+    )
+
+
+def skeleton(op: Operator) -> str:
+    """The kernel.py an agent starts from: the imports and every function, unimplemented."""
+    lines = ["import torch", "import triton", "import triton.language as tl", ""]
+    for ov in op.overloads:
+        lines += ["", python_def(ov), f'    raise NotImplementedError("{ov.func_name}")', ""]
+    return "\n".join(lines)
+
+
+def _hide(text: str, hidden: list[str]) -> str:
+    for name in sorted(hidden, key=len, reverse=True):
+        text = text.replace(name, HIDDEN)
+    return text
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a model is told about its previous file."""
+
+    status: str
+    reason: str
+    verdict: Verdict | None = None
+
+
+def feedback(op: Operator, judged: Judged, traceback_lines: int = 20) -> str:
+    """The reflection turn: the verdict's status, reason, failing case and traceback tail.
+
+    Public cases are named; hidden ones appear only as "a hidden case", wherever their names occur.
+    """
+    hidden = [c.name for c in op.cases if c.visibility == "hidden"]
+    v = judged.verdict
+    failing = ""
+    if v is not None and v.failing_case:
+        case = next((c for c in v.cases if c.case == v.failing_case), None)
+        visible = case is not None and case.visibility == "public" and v.failing_case not in hidden
+        failing = f"Failing case: {v.failing_case if visible else HIDDEN}.\n"
+        if case is not None and case.figures is not None:
+            failing += f"Error on it: {case.figures.describe()}.\n"
+    tb = ""
+    if v is not None and v.traceback and judged.status != "pass":
+        tail = "\n".join(v.traceback.strip().splitlines()[-traceback_lines:])
+        tb = f"Traceback (last lines):\n{tail}\n"
+    return _template("reflect").substitute(
+        status=judged.status, reason=_hide(judged.reason.strip(), hidden).rstrip(".") + ".",
+        failing=_hide(failing, hidden), traceback=_hide(tb, hidden)).strip() + "\n"
