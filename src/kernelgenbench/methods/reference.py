@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .base import Candidate, Schedule, Task, register
-from .files import read_candidate
+from .base import register
+from .files import FilesMethod
 
 
 def solutions_dir() -> Path:
@@ -18,23 +18,16 @@ def solutions_dir() -> Path:
     return here.parents[3] / "solutions"
 
 
-class ReferenceMethod:
+class ReferenceMethod(FilesMethod):
+    """The files method over the shipped solutions/."""
+
     name = "reference"
 
     def __init__(self) -> None:
-        self.root = solutions_dir()
+        super().__init__(solutions_dir())
 
     def config(self) -> dict[str, Any]:
         return {}
-
-    def schedule(self) -> Schedule:
-        return Schedule()
-
-    def check(self) -> None:
-        pass
-
-    def generate(self, task: Task) -> Candidate:
-        return read_candidate(self.root, task.op.id, self.name)
 
 
 register("reference")(ReferenceMethod)

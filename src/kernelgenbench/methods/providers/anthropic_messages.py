@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Message, ProviderError, Reply, Retryable, Settings, api_key, register, retry_after, with_retries
+from .base import (
+    Message,
+    ProviderError,
+    Reply,
+    Retryable,
+    Settings,
+    api_key,
+    check_reachable,
+    register,
+    retry_after,
+    with_retries,
+)
 
 
 class AnthropicMessages:
@@ -22,15 +33,8 @@ class AnthropicMessages:
                                           base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0)
 
     def check(self) -> None:
-        try:
-            self.client.with_options(timeout=min(30.0, self.settings.timeout_s)).models.list()
-        except self.sdk.APIConnectionError as e:
-            raise ProviderError(f"cannot reach {self.where}: {e.__cause__ or e}") from None
-        except (self.sdk.AuthenticationError, self.sdk.PermissionDeniedError):
-            raise ProviderError(f"{self.where} rejected the API key in "
-                                f"{self.settings.api_key_env or 'ANTHROPIC_API_KEY'}") from None
-        except self.sdk.APIStatusError:
-            pass
+        check_reachable(self.sdk, self.client, self.where, self.settings.api_key_env or "ANTHROPIC_API_KEY",
+                        self.settings.timeout_s)
 
     def _send(self, messages: list[Message]) -> Reply:
         s = self.settings

@@ -129,3 +129,16 @@ def create(name: str, settings: Settings) -> Provider:
 
 def available() -> list[str]:
     return sorted(_PROVIDERS)
+
+
+def check_reachable(sdk: Any, client: Any, where: str, key_env: str, timeout_s: float) -> None:
+    """List the models (no tokens spent): an unreachable endpoint or a refused key is a clear error.
+    Both SDKs name their errors alike."""
+    try:
+        client.with_options(timeout=min(30.0, timeout_s)).models.list()
+    except sdk.APIConnectionError as e:
+        raise ProviderError(f"cannot reach {where}: {e.__cause__ or e}") from None
+    except (sdk.AuthenticationError, sdk.PermissionDeniedError):
+        raise ProviderError(f"{where} rejected the API key in {key_env}") from None
+    except sdk.APIStatusError:
+        pass  # reachable and the key was not refused; some servers do not list models
