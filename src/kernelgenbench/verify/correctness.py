@@ -184,11 +184,14 @@ class CaseRunner:
     def _null_is_correct(self, ov: Overload, snapshot: dict[str, Any], reference: list[Any],
                          native: list[Any], scales: list[Any]) -> bool:
         """Whether doing nothing at all can be right for this case: empty outputs, BLAS quick returns,
-        or results that are all zeros (what fresh memory often holds), like the sum of nothing."""
+        or results that freed memory often holds by chance: all zeros (the sum of nothing) or all NaN
+        (the mean of nothing; NaN is also the harness's own poison)."""
         returned = len(native) - len(ov.writes)
         for nat, ref, scale in zip(native[:returned], reference[:returned], scales[:returned]):
-            if isinstance(nat, torch.Tensor) and nat.numel() > 0 \
-                    and not compare(torch.zeros_like(nat), ref, nat, self.op.tolerance, scale).ok:
+            if not isinstance(nat, torch.Tensor) or nat.numel() == 0:
+                continue
+            fills = (0.0, float("nan")) if (nat.dtype.is_floating_point or nat.dtype.is_complex) else (0,)
+            if not any(compare(torch.full_like(nat, f), ref, nat, self.op.tolerance, scale).ok for f in fills):
                 return False
         for name, ref, nat, scale in zip(ov.writes, reference[returned:], native[returned:], scales[returned:]):
             if isinstance(nat, torch.Tensor) and not compare(snapshot[name], ref, nat, self.op.tolerance, scale).ok:
