@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .store import Row
@@ -133,3 +134,84 @@ def cost_by_source(rows: Iterable[Row], prices: dict[str, dict[str, float]] | No
     rows = list(rows)
     sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
     return [cost([r for r in rows if r.source == s], s, prices) for s in sources] + [cost(rows, "all", prices)]
+
+
+# Speed-ups (DESIGN.md: two-level geometric mean over passed operators, with median and IQM) ------
+
+
+def geomean(values: Iterable[float]) -> float:
+    xs = list(values)
+    if not xs or any(x <= 0 for x in xs):
+        raise ValueError("the geometric mean needs at least one positive value, and only positive ones")
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def median(values: Iterable[float]) -> float:
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("the median of nothing")
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def iqm(values: Iterable[float]) -> float:
+    """Interquartile mean: the mean after dropping floor(n/4) values at each end."""
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("the IQM of nothing")
+    cut = len(xs) // 4
+    kept = xs[cut: len(xs) - cut]
+    return sum(kept) / len(kept)
+
+
+def case_speedup(t_baseline: float, t_candidate: float) -> float:
+    if t_baseline <= 0 or t_candidate <= 0:
+        raise ValueError("times must be positive")
+    return t_baseline / t_candidate
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """A method's speed-up over its passed operators: each operator is the geometric mean of its
+    cases; the method is the geometric mean of its operators, with median and IQM beside it."""
+
+    operators: int
+    geomean: float
+    median: float
+    iqm: float
+
+
+def method_speedup(per_operator_cases: dict[str, list[float]]) -> Speedup | None:
+    """`per_operator_cases`: for each passed operator, its per-case speed-ups."""
+    ops = [geomean(cases) for cases in per_operator_cases.values() if cases]
+    if not ops:
+        return None
+    return Speedup(len(ops), geomean(ops), median(ops), iqm(ops))
+
+
+def fast_p(operator_speedups: dict[str, float | None], p: float) -> float:
+    """Share of all operators that pass with an operator speed-up above p (None: not passed)."""
+    if not operator_speedups:
+        return 0.0
+    return sum(1 for s in operator_speedups.values() if s is not None and s > p) / len(operator_speedups)
+
+
+FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+
+
+def matched_set(passed_by_run: dict[str, set[str]]) -> set[str]:
+    """The operators every compared run passed: the only fair ground for comparing their speed."""
+    sets = list(passed_by_run.values())
+    return set.intersection(*sets) if sets else set()
+
+
+def bootstrap_ci(values: list[float], statistic: Callable[[list[float]], float], *, resamples: int = 2000,
+                 level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap over operators (resampled with replacement), seeded for reproducibility."""
+    if not values:
+        raise ValueError("a confidence interval needs at least one value")
+    rng = random.Random(seed)
+    stats = sorted(statistic([rng.choice(values) for _ in values]) for _ in range(resamples))
+    lo = stats[int((1 - level) / 2 * resamples)]
+    hi = stats[min(resamples - 1, int((1 + level) / 2 * resamples))]
+    return lo, hi
