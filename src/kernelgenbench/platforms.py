@@ -25,8 +25,6 @@ class Platform:
     dispatch_key: str
     sizes: tuple[Size, ...]
     env: dict[str, str] = field(default_factory=dict)
-    has_timing: bool = False
-    has_profiler: bool = False
     device_count: int = 1
 
 
@@ -50,8 +48,7 @@ def detect(requested: str | None = None) -> Platform:
         if requested == "cuda":
             raise PlatformError("--device cuda needs a CUDA GPU, and none is visible on this machine")
         return INTERPRETER
-    return Platform("cuda", "cuda", "CUDA", ("small", "large"), {}, has_timing=True, has_profiler=True,
-                    device_count=count)
+    return Platform("cuda", "cuda", "CUDA", ("small", "large"), {}, device_count=count)
 
 
 def _driver() -> str | None:

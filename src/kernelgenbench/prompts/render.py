@@ -50,7 +50,7 @@ def platform_named(name: str | None) -> Platform:
     if name in (None, "interpreter", "cpu"):
         return INTERPRETER
     if name == "cuda":
-        return Platform("cuda", "cuda", "CUDA", ("small", "large"), has_timing=True, has_profiler=True)
+        return Platform("cuda", "cuda", "CUDA", ("small", "large"))
     raise PromptError(f"unknown platform {name!r}: use interpreter (cpu) or cuda")
 
 
