@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import (
     Message,
     ProviderError,
     Reply,
-    Retryable,
     Settings,
     api_key,
     check_reachable,
     register,
-    retry_after,
+    request_params,
+    send,
     with_retries,
 )
 
@@ -37,21 +35,8 @@ class AnthropicMessages:
                         self.settings.timeout_s)
 
     def _send(self, messages: list[Message]) -> Reply:
-        s = self.settings
-        params: dict[str, Any] = {"model": s.model, "messages": messages, "max_tokens": s.max_tokens}
-        sampling = {k: v for k, v in (("temperature", s.temperature), ("top_p", s.top_p)) if v is not None}
-        if sampling:  # as body fields: SDK versions differ in which of them they take as arguments
-            params["extra_body"] = sampling
-        sdk = self.sdk
-        try:
-            r = self.client.messages.create(**params)
-        except (sdk.APITimeoutError, sdk.APIConnectionError) as e:
-            raise Retryable(f"no answer ({type(e).__name__}: {e.__cause__ or e})") from None
-        except sdk.APIStatusError as e:
-            if e.status_code == 429 or e.status_code >= 500:
-                raise Retryable(f"HTTP {e.status_code}", retry_after(e.response.headers)) from None
-            raise ProviderError(f"{self.where} refused the request for model {s.model}: HTTP {e.status_code}: "
-                                f"{e.message}") from None
+        r = send(self.sdk, self.where, self.settings.model, self.client.messages.create,
+                 request_params(self.settings, messages))
         text = "".join(b.text for b in r.content if getattr(b, "type", None) == "text")
         usage = r.usage
         tokens_in = None

@@ -142,3 +142,26 @@ def check_reachable(sdk: Any, client: Any, where: str, key_env: str, timeout_s: 
         raise ProviderError(f"{where} rejected the API key in {key_env}") from None
     except sdk.APIStatusError:
         pass  # reachable and the key was not refused; some servers do not list models
+
+
+def request_params(settings: Settings, messages: list[Message]) -> dict[str, Any]:
+    """The request both APIs share; sampling goes in the body, since SDK versions differ in which
+    of temperature and top_p they take as arguments."""
+    params: dict[str, Any] = {"model": settings.model, "messages": messages, "max_tokens": settings.max_tokens}
+    sampling = {k: v for k, v in (("temperature", settings.temperature), ("top_p", settings.top_p)) if v is not None}
+    if sampling:
+        params["extra_body"] = sampling
+    return params
+
+
+def send(sdk: Any, where: str, model: str, create: Callable[..., Any], params: dict[str, Any]) -> Any:
+    """One request, with both SDKs' errors mapped: no answer, 429 and 5xx are retryable, the rest final."""
+    try:
+        return create(**params)
+    except (sdk.APITimeoutError, sdk.APIConnectionError) as e:
+        raise Retryable(f"no answer ({type(e).__name__}: {e.__cause__ or e})") from None
+    except sdk.APIStatusError as e:
+        if e.status_code == 429 or e.status_code >= 500:
+            raise Retryable(f"HTTP {e.status_code}", retry_after(e.response.headers)) from None
+        raise ProviderError(f"{where} refused the request for model {model}: HTTP {e.status_code}: "
+                            f"{e.message}") from None
