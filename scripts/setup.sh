@@ -10,7 +10,8 @@ if [ -z "${KGB_VENV:-}" ] && "$base" -c "import torch, triton" >/dev/null 2>&1; 
   "$py" -c "import typer, rich" >/dev/null 2>&1 || "$py" -m pip install -q "typer>=0.12" "rich>=13" >&2
   "$py" -c "import tomllib" >/dev/null 2>&1 || "$py" -m pip install -q "tomli>=1.1" >&2
   # the model SDKs are only for --method llm/reflect; a machine without a registry runs without them
-  "$py" -c "import openai, anthropic" >/dev/null 2>&1 || "$py" -m pip install -q "openai>=1.40" "anthropic>=0.40" >&2 ||
+  "$py" -c "import openai, anthropic" >/dev/null 2>&1 ||
+    "$py" -m pip install -q --retries 0 --timeout 5 "openai>=1.40" "anthropic>=0.40" >/dev/null 2>&1 ||
     echo "note: openai/anthropic not installed; --method llm and reflect need them (pip install -e '.[llm]')" >&2
   "$py" -m pip install -q --no-deps --no-build-isolation -e . >&2
 else

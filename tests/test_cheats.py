@@ -6,17 +6,30 @@ each caught with its status and evidence. Each file's header says what it must g
     # evidence: torch.softmax    text the verdict must show
     # device: cuda               (optional) only meaningful on a GPU
     # checks: profile            (optional) the only layers to run, to test one layer alone
+    # stage: timing              (optional) judged by the timing layer alone (it runs only after a
+                                 pass, so the other layers would stop it first)
+
+KGB_CHEAT_DEVICE=cuda runs the whole corpus on the GPU (benchmarks/h200_validation.sh does).
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
 
 from kernelgenbench import api
+from kernelgenbench.platforms import detect
+from kernelgenbench.sandbox import Request, judge
+from kernelgenbench.verify.pipeline import Plan
+from kernelgenbench.verify.timing import TimingConfig
 from kernelgenbench.verify.verdict import Status
+
+# Few samples, and on the CPU the small cases: the timing layer's checks, not its figures, are tested.
+QUICK_TIMING = TimingConfig(min_samples=3, max_samples=3, warmup=1, wall_samples=1, input_sets=2)
 
 CHEATS = sorted((Path(__file__).parent / "cheats").glob("*.py"))
 
@@ -34,19 +47,25 @@ def header(path: Path) -> dict[str, str]:
 def test_corpus_covers_the_integrity_table():
     assert len(CHEATS) >= 15
     expected = {header(p)["expect"] for p in CHEATS}
-    assert {"hack_static", "hack_ghost", "hack_trace", "hack_profile", "wrong_result"} <= expected
+    assert {"hack_static", "hack_ghost", "hack_trace", "hack_profile", "hack_timing", "wrong_result"} <= expected
 
 
 @pytest.mark.parametrize("path", CHEATS, ids=lambda p: p.stem)
 def test_cheat_is_caught(path):
     h = header(path)
-    device = h.get("device", "cpu")
+    device = os.environ.get("KGB_CHEAT_DEVICE") or h.get("device", "cpu")
     if device == "cuda" and not torch.cuda.is_available():
         pytest.skip("needs a CUDA GPU")
-    checks = tuple(h["checks"].split(",")) if "checks" in h else api.CHECKS
-    v = api.verify_file(path, h["op"], device=device, seed=99, checks=checks)
+    if h.get("stage") == "timing":
+        platform = detect(device)
+        config = QUICK_TIMING if device == "cuda" else replace(QUICK_TIMING, tiers=("small",))
+        index = 0 if device == "cuda" else None
+        v = judge(Request(h["op"], path.read_text(), platform, 99, Plan(platform.sizes), index, timing=config))
+    else:
+        checks = tuple(h["checks"].split(",")) if "checks" in h else api.CHECKS
+        v = api.verify_file(path, h["op"], device=device, seed=99, checks=checks)
     assert v.status is Status(h["expect"]), f"{v.status.value}: {v.reason}"
     shown = v.reason + " ".join(v.extra.get("findings", []))
     assert h["evidence"] in shown, shown
     layer = {"hack_static": "static", "hack_ghost": "ghost", "hack_trace": "trace", "hack_profile": "profile"}
-    assert v.layer == layer.get(h["expect"], "correctness")
+    assert v.layer == ("timing" if h.get("stage") == "timing" else layer.get(h["expect"], "correctness"))

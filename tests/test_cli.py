@@ -27,6 +27,12 @@ def kgbench(*args: str, cwd=None) -> subprocess.CompletedProcess:
     (["run", "--method", "magic"], "unknown method 'magic'"),
     (["run", "--db", "/no/such/dir/k.db", "--ops", "silu", "--device", "cpu"], "folder /no/such/dir does not exist"),
     (["show", "aten::sort"], "not specified yet"),
+    (["verify", str(CANDIDATES / "silu_good.py"), "--op", "silu", "--device", "cpu", "--perf"],
+     "timing (--perf) needs a CUDA GPU"),
+    (["run", "--ops", "silu", "--device", "cpu", "--perf", "--db", "/tmp/kgb-never.db"],
+     "timing (--perf) needs a CUDA GPU"),
+    (["run", "--ops", "silu", "--device", "cpu", "--tiers", "huge", "--db", "/tmp/kgb-never.db"],
+     "unknown size tier 'huge'"),
     (["ops", "--source", "xla"], "unknown source 'xla'"),
 ])
 def test_user_errors_are_one_line(args, message):

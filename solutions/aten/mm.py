@@ -6,7 +6,8 @@ GROUP_M tile rows so neighbouring programs share tiles of A and B in L2. Any str
 as they come (transposed and sliced operands need no copy). float32 operands use
 input_precision="ieee" (full fp32 products, like PyTorch's default, not TF32); fp16/bf16 use
 the tensor cores with a float32 accumulator, rounded once at the store (mm.dtype writes the
-float32 accumulator as is). On the GPU a few tile configurations are autotuned per shape.
+float32 accumulator as is). On the GPU the tile is picked from the shape, not autotuned: every
+compiled configuration costs seconds, and a reference solution must stay quick to judge.
 
 Split-K: when C has too few tiles to fill the GPU and K is long, K is cut into chunks, each
 program writes a float32 partial tile, and `_sum_splits_kernel` adds them up. Besides using
@@ -79,25 +80,22 @@ def _sum_splits_kernel(part_ptr, c_ptr, M, N, splits, stride_cm, stride_cn, BLOC
 
 
 def _config(bm, bn, bk, warps, stages):
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
-                         num_warps=warps, num_stages=stages)
+    return {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "num_warps": warps, "num_stages": stages}
 
 
-# Tensor-core tiles for 16-bit operands; smaller ones for skinny or small products.
-HALF_CONFIGS = [
-    _config(128, 256, 64, 8, 3),
-    _config(128, 128, 64, 4, 4),
-    _config(64, 128, 64, 4, 4),
-    _config(32, 64, 128, 4, 4),
-    _config(16, 64, 256, 4, 3),
-]
-# FMA tiles for full-precision float32 (and float64) operands.
-FULL_CONFIGS = [
-    _config(128, 128, 32, 8, 3),
-    _config(64, 128, 32, 4, 3),
-    _config(64, 64, 32, 4, 3),
-    _config(32, 64, 32, 4, 3),
-]
+def _pick_config(M, N, half):
+    """Tensor-core tiles for 16-bit operands, FMA tiles for float32; smaller ones for small products."""
+    if half:
+        if M >= 128 and N >= 256:
+            return _config(128, 256, 64, 8, 3)
+        if M >= 128 and N >= 128:
+            return _config(128, 128, 64, 4, 4)
+        return _config(64, 64, 64, 4, 3)
+    if M >= 128 and N >= 128:
+        return _config(128, 128, 32, 8, 3)
+    return _config(64, 64, 32, 4, 3)
+
+
 SPLIT_MIN_K = 2048  # split K only when it is at least this long
 SPLIT_TILES = 264  # ... and C has fewer 128x128 tiles than this (two per H200 multiprocessor)
 SPLIT_CHUNK = 256  # shortest K chunk a split gets (a multiple of every BLOCK_K)
@@ -106,18 +104,6 @@ SPLIT_CHUNK = 256  # shortest K chunk a split gets (a multiple of every BLOCK_K)
 # as raw 16-bit integers, so there they are widened to float32 first: exact, and the float32
 # sum of exact products is what the tensor cores compute.
 INTERPRETER_CONFIG = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}
-
-
-def _pick_configs(configs, named_args, **kwargs):
-    half = named_args["a_ptr"].dtype in (torch.float16, torch.bfloat16)
-    return HALF_CONFIGS if half else FULL_CONFIGS
-
-
-_mm_kernel_tuned = triton.autotune(
-    configs=HALF_CONFIGS + FULL_CONFIGS,
-    key=["M", "N", "K"],
-    prune_configs_by={"early_config_prune": _pick_configs},
-)(_mm_kernel)
 
 
 def _splits(M, N, K):
@@ -156,9 +142,9 @@ def _mm_into(a, b, out):
         grid = (triton.cdiv(M, cfg["BLOCK_M"]) * triton.cdiv(N, cfg["BLOCK_N"]), splits)
         _mm_kernel[grid](*args, ACC=acc, WIDEN=a.dtype == torch.bfloat16, **cfg)
     else:
-        def grid(meta):
-            return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]), splits)
-        _mm_kernel_tuned[grid](*args, ACC=acc, WIDEN=False)
+        cfg = _pick_config(M, N, a.dtype in (torch.float16, torch.bfloat16))
+        grid = (triton.cdiv(M, cfg["BLOCK_M"]) * triton.cdiv(N, cfg["BLOCK_N"]), splits)
+        _mm_kernel[grid](*args, ACC=acc, WIDEN=False, **cfg)
 
     if splits > 1:
         block = 1024

@@ -10,12 +10,14 @@ from typing import Any
 from . import methods, prompts
 from .execute import CampaignResult, LocalPool, Outcome, run_campaign
 from .execute.config import ConfigError, load
-from .platforms import detect
+from .platforms import Platform, detect
 from .sandbox import Limits, Request, judge
 from .store import Store, StoreError
 from .suite import registry
+from .suite.spec import SIZES
 from .verify.audit import OperatorAudit, audit_operator
 from .verify.pipeline import CHECKS, Plan
+from .verify.timing import TimingConfig
 from .verify.verdict import Verdict
 
 
@@ -51,44 +53,82 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
                  Limits(timeout_s=timeout_s))
 
 
-CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0}
+def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int | None = None,
+              config: TimingConfig = TimingConfig(), timeout_s: float = 600.0) -> Verdict:
+    """Time a candidate against the native baseline on `op`'s performance cases (a GPU is needed).
+    Meant for a candidate that has passed `verify_file`; the timed outputs are checked again."""
+    operator = registry.get(op)
+    code = read_source(path)
+    platform = time_platform(device)
+    seed = secrets.randbits(47) if seed is None else seed
+    return judge(Request(operator.id, code, platform, seed, Plan(platform.sizes), 0, timing=config),
+                 Limits(perf_timeout_s=timeout_s))
+
+
+def time_platform(device: str | None) -> Platform:
+    platform = detect(device)
+    if platform.name != "cuda":
+        raise UsageError("timing (--perf) needs a CUDA GPU; the Triton interpreter's times mean nothing")
+    return platform
+
+
+def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    if not tiers:
+        return default
+    unknown = [t for t in tiers if t not in SIZES]
+    if unknown:
+        raise UsageError(f"unknown size tier {unknown[0]!r}: choose from {', '.join(SIZES)}")
+    return tuple(tiers)
+
+
+CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
+                                     "perf": False, "graph": False}
 
 
 def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
         source: str | None = None, db: str | Path | None = None, device: str | None = None,
         name: str | None = None, fresh: bool = False, workers: int | None = None,
-        timeout_s: float | None = None, concurrency: int | None = None,
-        on_outcome: Callable[[Outcome], None] | None = None, **method_options: Any) -> CampaignResult:
+        timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
+        graph: bool | None = None, tiers: list[str] | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None,
+        on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
     `config` names a TOML file with the same options (see execute/config.py); arguments given
     here win over it. `method_options` go to the method (model, provider, samples, agent, ...);
     one the method does not take is refused. The method's own check (API key, reachable
     endpoint, agent command) runs before the store is opened, so a bad setup stores nothing.
+    `perf` times every passing candidate afterwards (GPU only; `graph` replays CUDA graphs);
+    `tiers` picks the correctness size tiers (default: all the platform affords).
     """
     try:
         file = load(config) if config is not None else {}
     except ConfigError as e:
         raise UsageError(str(e)) from None
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
-             "workers": workers, "timeout": timeout_s, "concurrency": concurrency, **method_options}
+             "workers": workers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf, "graph": graph,
+             "tiers": tiers, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
-                ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices")}
+                ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices",
+                 "perf", "graph", "tiers")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
     m = methods.create(campaign["method"], **options)
-    platform = detect(campaign["device"])
+    platform = time_platform(campaign["device"]) if campaign["perf"] else detect(campaign["device"])
+    plan = Plan(_tiers(campaign["tiers"], platform.sizes))
+    timing = TimingConfig(graph=bool(campaign["graph"])) if campaign["perf"] else None
     m.check()
     concurrency = campaign["concurrency"] or m.schedule().concurrency
     extra = {"prices": campaign["prices"]} if campaign["prices"] else None
     with Store(campaign["db"]) as store:
         return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
                             name=campaign["name"], fresh=fresh, executor=LocalPool(platform, campaign["workers"]),
-                            concurrency=concurrency, extra_config=extra, check=False, on_outcome=on_outcome)
+                            concurrency=concurrency, extra_config=extra, check=False, on_outcome=on_outcome,
+                            plan=plan, timing=timing, on_timing=on_timing)
 
 
 def prompt(op: str, method: str = "llm", platform: str | None = None) -> str:
@@ -100,18 +140,25 @@ def prompt(op: str, method: str = "llm", platform: str | None = None) -> str:
         raise UsageError(str(e)) from None
 
 
-def report(db: str | Path, run_ref: str | None = None, fmt: str = "md") -> str:
-    from .report import FORMATS, render
+def report(db: str | Path, run_ref: str | list[str] | None = None, fmt: str = "md") -> str:
+    """One run's tables; with several runs, their matched-set comparison."""
+    from .report import FORMATS, render, render_comparison
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
     if not Path(db).is_file():
         raise StoreError(f"no database at {db} (run `kgbench run` first, or pass --db)")
+    refs = run_ref if isinstance(run_ref, list) else [run_ref]
     with Store(db) as store:
-        run_record = store.find_run(run_ref)
-        if run_record is None:
-            raise UsageError(f"no run {run_ref!r} in {db}" if run_ref else f"{db} has no runs yet")
-        return render(run_record, list(store.rows(run_record.id)), fmt)
+        runs = []
+        for ref in refs or [None]:
+            found = store.find_run(ref)
+            if found is None:
+                raise UsageError(f"no run {ref!r} in {db}" if ref else f"{db} has no runs yet")
+            runs.append(found)
+        if len(runs) == 1:
+            return render(runs[0], list(store.rows(runs[0].id)), fmt)
+        return render_comparison({r.name: list(store.rows(r.id)) for r in runs}, fmt)
 
 
 def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,

@@ -19,6 +19,7 @@ from .platforms import PlatformError
 from .store import StoreError
 from .suite import registry
 from .suite.registry import UnknownOperator
+from .verify.timing import CaseTiming, TimingConfig, operator_speedup
 from .verify.verdict import Status, Verdict
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -111,6 +112,27 @@ def _print_verdict(v: Verdict) -> None:
         out.print("worker output (tail):\n" + v.log_tail, markup=False, style="dim")
 
 
+def _print_timing(v: Verdict) -> None:
+    timing = v.extra.get("timing", {})
+    cases = [CaseTiming.from_dict(c) for c in timing.get("cases", [])]
+    colour = "green" if v.passed else "red"
+    out.print(f"timing: [{colour}]{v.status.value.upper()}[/{colour}]: {escape(v.reason)} ({v.seconds:.1f} s)")
+    if not cases:
+        return
+    table = Table("case", "baseline (us)", "candidate (us)", "speed-up (x)", "candidate IQR (us)", "floor (us)",
+                  "flags")
+    for c in cases:
+        table.add_row(escape(c.case), f"{c.baseline.median_us:.1f}", f"{c.candidate.median_us:.1f}",
+                      f"{c.speedup:.3f}", f"{c.candidate.iqr_us:.1f}",
+                      "" if c.floor_us is None else f"{c.floor_us:.1f}", escape(", ".join(c.flags)))
+    out.print(table)
+    clock = timing.get("clock", {})
+    speedup = operator_speedup(v)
+    figure = f"{speedup:.3f}x" if speedup is not None else "none (timing failed)"
+    out.print(f"operator speed-up (geometric mean of {len(cases)} cases): {figure}; {cases[0].mode} on "
+              f"{clock.get('device', '?')}, L2 flushed with {clock.get('flush_bytes', 0) / 2**20:.0f} MiB")
+
+
 @app.command()
 def verify(file: str = typer.Argument(..., help="candidate Python file"),
            op: str = typer.Option(..., "--op", help="operator id, e.g. aten::softmax"),
@@ -119,15 +141,25 @@ def verify(file: str = typer.Argument(..., help="candidate Python file"),
            public: bool = typer.Option(False, "--public", help="public cases only (what agents may iterate on)"),
            seed: Optional[int] = typer.Option(None, help="input seed (default: a fresh secret one)"),
            timeout: float = typer.Option(300.0, help="seconds before the candidate is a timeout"),
-           fail_fast: bool = typer.Option(False, help="stop at the first failing case")) -> None:
-    """Judge one candidate file. Exits 0 only on a clean pass."""
+           fail_fast: bool = typer.Option(False, help="stop at the first failing case"),
+           perf: bool = typer.Option(False, "--perf", help="after a pass, time the perf cases against the "
+                                     "native baseline (GPU)"),
+           graph: bool = typer.Option(False, "--graph", help="with --perf: replay CUDA graphs (for launch-bound "
+                                      "operators)")) -> None:
+    """Judge one candidate file. Exits 0 only on a clean pass (and, with --perf, clean timing)."""
+    if perf:
+        api.time_platform(device)
     v = api.verify_file(file, op, device=device, public_only=public, seed=seed, timeout_s=timeout,
                         fail_fast=fail_fast)
+    timed = api.time_file(file, op, device=device, seed=v.seed, config=TimingConfig(graph=graph)) \
+        if perf and v.passed else None
     if as_json:
-        print(json.dumps(v.to_dict(), indent=2))
+        print(json.dumps(v.to_dict() | ({"timing": timed.to_dict()} if timed else {}), indent=2))
     else:
         _print_verdict(v)
-    raise typer.Exit(0 if v.passed else 1)
+        if timed is not None:
+            _print_timing(timed)
+    raise typer.Exit(0 if v.passed and (timed is None or timed.passed) else 1)
 
 
 @app.command()
@@ -159,7 +191,12 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         agent: Optional[str] = typer.Option(None, help="agent: claude-code, codex, opencode, or a command "
                                             "with {prompt} or {task_file}"),
         budget: Optional[float] = typer.Option(None, help="agent: wall-clock seconds per operator "
-                                               "(default: 1800)")) -> None:
+                                               "(default: 1800)"),
+        perf: Optional[bool] = typer.Option(None, "--perf", help="time every passing candidate against the "
+                                            "native baseline afterwards (GPU)"),
+        graph: Optional[bool] = typer.Option(None, "--graph", help="with --perf: replay CUDA graphs"),
+        tiers: Optional[str] = typer.Option(None, help="correctness size tiers, e.g. small,large (default: "
+                                            "all the platform affords)")) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
 
@@ -172,12 +209,18 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         out.print(f"{done[0]:>3}. {o.attempt.op}{where}: [{colour}]{o.status}[/{colour}]{figures}"
                   f"{'' if o.passed else ': ' + escape(o.reason)}")
 
+    def timed(attempt, v: Verdict) -> None:  # noqa: ANN001 - a store Attempt
+        colour = "green" if v.passed else "red"
+        speedup = operator_speedup(v)
+        figure = f"{speedup:.3f}x over {len(v.cases)} perf cases" if speedup is not None else escape(v.reason)
+        out.print(f"  timed {attempt.op}: [{colour}]{v.status.value}[/{colour}]: {figure} ({v.seconds:.1f} s)")
+
     result = api.run(method, config=config, dir=dir, ops=_ops_list(ops), source=source, db=db, device=device,
                      name=name, fresh=fresh, workers=workers, timeout_s=timeout, concurrency=concurrency,
                      model=model, provider=provider, base_url=base_url, api_key_env=api_key_env,
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
-                     on_outcome=progress)
+                     perf=perf, graph=graph, tiers=_ops_list(tiers), on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "
@@ -197,11 +240,12 @@ def prompt(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax")
 
 
 @app.command()
-def report(run_ref: Optional[str] = typer.Argument(None, metavar="RUN", help="run name or id (default: newest)"),
+def report(runs: Optional[list[str]] = typer.Argument(None, metavar="[RUN]...",
+                                                     help="run names or ids (default: the newest run)"),
            db: str = typer.Option("kgbench.db", help="SQLite store"),
            fmt: str = typer.Option("md", "--format", help="md, json or csv")) -> None:
-    """Render a run's results: per source (operators, clean passes, statuses) and per operator."""
-    print(api.report(db, run_ref, fmt))
+    """Render a run's results (per source, speed, per operator); several runs: a matched-set comparison."""
+    print(api.report(db, runs or None, fmt))
 
 
 @app.command()

@@ -215,3 +215,74 @@ def bootstrap_ci(values: list[float], statistic: Callable[[list[float]], float],
     lo = stats[int((1 - level) / 2 * resamples)]
     hi = stats[min(resamples - 1, int((1 + level) / 2 * resamples))]
     return lo, hi
+
+
+def operator_speedups(rows: Iterable[Row]) -> dict[str, float | None]:
+    """Each operator's speed-up: that of its first passing, timed attempt (None: not passed or not timed)."""
+    out: dict[str, float | None] = {}
+    for r in sorted(rows, key=lambda r: (r.op, r.sample, r.round)):
+        if out.get(r.op) is None:
+            out[r.op] = r.speedup if r.status == Status.PASS.value else None
+    return out
+
+
+@dataclass(frozen=True)
+class SpeedSummary:
+    """The speed view of one group: the two-level geometric mean over its passed, timed operators,
+    with a bootstrap CI, median and IQM beside it, and fast_p over all its operators."""
+
+    group: str
+    operators: int
+    timed: int
+    speedup: Speedup | None
+    ci: tuple[float, float] | None
+    fast: dict[float, float]
+    flagged_cases: int
+    accuracy_ci: tuple[float, float] | None
+
+
+def speed_summary(rows: Iterable[Row], group: str, *, seed: int = 0) -> SpeedSummary:
+    rows = list(rows)
+    speeds = operator_speedups(rows)
+    timed = {op: s for op, s in speeds.items() if s is not None}
+    passed = [1.0 if any(r.status == Status.PASS.value for r in rows if r.op == op) else 0.0 for op in speeds]
+    flagged = sum(r.flagged for r in rows)
+    return SpeedSummary(
+        group, len(speeds), len(timed),
+        method_speedup({op: [s] for op, s in timed.items()}),
+        bootstrap_ci(list(timed.values()), geomean, seed=seed) if timed else None,
+        {p: fast_p(speeds, p) for p in FAST_P},
+        flagged,
+        bootstrap_ci(passed, lambda xs: sum(xs) / len(xs), seed=seed) if passed else None,
+    )
+
+
+def speed_by_source(rows: Iterable[Row]) -> list[SpeedSummary]:
+    rows = list(rows)
+    sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
+    return [speed_summary([r for r in rows if r.source == s], s) for s in sources] + [speed_summary(rows, "all")]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One run's figures on the operators every compared run passed and timed (the matched set)."""
+
+    run: str
+    operators: int
+    clean_passes: int
+    matched: int
+    speedup: Speedup | None
+    ci: tuple[float, float] | None
+
+
+def compare_runs(rows_by_run: dict[str, list[Row]], *, seed: int = 0) -> list[Comparison]:
+    speeds = {run: operator_speedups(rows) for run, rows in rows_by_run.items()}
+    matched = matched_set({run: {op for op, s in sp.items() if s is not None} for run, sp in speeds.items()})
+    out = []
+    for run, sp in speeds.items():
+        on_matched = {op: s for op in sorted(matched) if (s := sp[op]) is not None}
+        clean = len({r.op for r in rows_by_run[run] if r.status == Status.PASS.value})
+        out.append(Comparison(run, len(sp), clean, len(matched),
+                              method_speedup({op: [s] for op, s in on_matched.items()}),
+                              bootstrap_ci(list(on_matched.values()), geomean, seed=seed) if on_matched else None))
+    return out

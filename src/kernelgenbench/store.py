@@ -66,6 +66,16 @@ CREATE TABLE IF NOT EXISTS verdicts (
     detail TEXT NOT NULL,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS timings (
+    attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    speedup REAL,
+    n_cases INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    detail TEXT NOT NULL,
+    created REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS costs (
     attempt_id INTEGER PRIMARY KEY REFERENCES attempts(id),
     tokens_in INTEGER,
@@ -132,6 +142,8 @@ class Row:
     tokens_in: int | None = None
     tokens_out: int | None = None
     wall_s: float | None = None
+    speedup: float | None = None  # the operator's speed-up over the native baseline, when timed and passed
+    flagged: int = 0  # timed cases faster than the memory-bandwidth floor
 
 
 @dataclass(frozen=True)
@@ -319,14 +331,43 @@ class Store:
     def put_cost(self, attempt_id: int, tokens_in: int | None, tokens_out: int | None, wall_s: float | None) -> None:
         self._q("INSERT OR REPLACE INTO costs VALUES (?, ?, ?, ?)", (attempt_id, tokens_in, tokens_out, wall_s))
 
+    # timings --------------------------------------------------------------------------------
+    def put_timing(self, attempt_id: int, verdict: Verdict) -> None:
+        """A timing verdict; `extra["timing"]` holds the per-case figures."""
+        from .verify.timing import operator_speedup
+
+        cases = verdict.extra.get("timing", {}).get("cases", [])
+        speedup = operator_speedup(verdict)
+        self._q("INSERT OR REPLACE INTO timings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (attempt_id, verdict.status.value, verdict.reason, speedup, len(cases), verdict.seconds,
+                 json.dumps(verdict.to_dict()), time.time()))
+
+    def timing(self, attempt_id: int) -> Verdict | None:
+        row = self._one("SELECT detail FROM timings WHERE attempt_id=?", (attempt_id,))
+        return Verdict.from_dict(json.loads(row[0])) if row else None
+
+    def untimed_passes(self, run_id: int) -> list[Attempt]:
+        """Attempts that passed verification and have no timing yet."""
+        return self._attempts("a.run_id=? AND a.id IN (SELECT attempt_id FROM verdicts WHERE status='pass') "
+                              "AND a.id NOT IN (SELECT attempt_id FROM timings)", (run_id,))
+
     def rows(self, run_id: int) -> Iterator[Row]:
-        q = ("SELECT r.name, a.op, a.sample, a.round, v.status, v.reason, v.failing_case, v.worst_ratio, "
-             "v.n_cases, v.seconds, a.model, c.tokens_in, c.tokens_out, c.wall_s "
+        """A failed timing (wrong timed outputs, a timing trick) overrides a passed verification."""
+        q = ("SELECT r.name, a.op, a.sample, a.round, "
+             "CASE WHEN v.status='pass' AND t.status IS NOT NULL AND t.status!='pass' THEN t.status "
+             "ELSE v.status END, "
+             "CASE WHEN v.status='pass' AND t.status IS NOT NULL AND t.status!='pass' THEN 'timing: ' || t.reason "
+             "ELSE v.reason END, "
+             "v.failing_case, v.worst_ratio, v.n_cases, v.seconds, a.model, c.tokens_in, c.tokens_out, c.wall_s, "
+             "t.speedup, t.detail "
              "FROM attempts a JOIN runs r ON r.id = a.run_id "
              "LEFT JOIN verdicts v ON v.attempt_id = a.id LEFT JOIN costs c ON c.attempt_id = a.id "
+             "LEFT JOIN timings t ON t.attempt_id = a.id "
              "WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
         for r in self._q(q, (run_id,)):
-            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:])
+            detail = json.loads(r[15]) if r[15] else {}
+            flagged = sum(1 for c in detail.get("extra", {}).get("timing", {}).get("cases", []) if c.get("flags"))
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged)
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""

@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..methods.base import Interrupted, Method, Task, Turn
 from ..platforms import Platform, environment
 from ..sandbox import Limits, Request, judge
-from ..store import NO_CODE, Attempt, Run, Store
+from ..store import NO_CODE, Attempt, Run, Store, code_sha
 from ..suite.spec import Operator
 from ..verify.pipeline import Plan
+from ..verify.timing import TimingConfig
 from ..verify.verdict import Status, Verdict
 from .local import Executor, LocalPool
 
@@ -68,7 +70,8 @@ def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
 
 class _Campaign:
     def __init__(self, store: Store, method: Method, run: Run, platform: Platform, plan: Plan, limits: Limits,
-                 executor: Executor, concurrency: int, on_outcome: Callable[[Outcome], None] | None):
+                 executor: Executor, concurrency: int, on_outcome: Callable[[Outcome], None] | None,
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None):
         self.store, self.method, self.run, self.platform = store, method, run, platform
         self.plan, self.limits, self.executor = plan, limits, executor
         self.schedule = method.schedule()
@@ -76,6 +79,7 @@ class _Campaign:
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.on_outcome = on_outcome
+        self.on_timing = on_timing
         self.judged = 0
         self.generated = 0
 
@@ -136,8 +140,37 @@ class _Campaign:
 
     def _job(self, attempt: Attempt, device_index: int | None) -> Verdict:
         assert attempt.source_code is not None
-        return judge(Request(attempt.op, attempt.source_code, self.platform, self.run.seed, self.plan, device_index),
-                     self.limits)
+        return judge(Request(attempt.op, attempt.source_code, self.platform, self.run.seed, self.plan, device_index,
+                             extra_env=self.threads, triton_cache=self.triton_cache(attempt)), self.limits)
+
+    def triton_cache(self, attempt: Attempt) -> str:
+        """One compiled-kernel cache per source text, beside the store."""
+        root = self.store.path.parent / f"{self.store.path.name}.triton"
+        return str(root / (code_sha(attempt.source_code) or "none"))
+
+    @property
+    def threads(self) -> dict[str, str]:
+        """Each worker's share of the CPU, so parallel workers do not oversubscribe it."""
+        return {"OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // self.executor.workers))}
+
+    def time_passes(self, timing: TimingConfig) -> None:
+        """Time every passed attempt, one at a time per device, after all verification is done:
+        nothing else runs on a GPU while it is timed."""
+        serial = LocalPool(self.platform, workers=self.platform.device_count)
+        for attempt in self.store.untimed_passes(self.run.id):
+            if self.stop.is_set():
+                raise Interrupted
+            assert attempt.source_code is not None
+
+            def job(a: Attempt, device_index: int | None) -> Verdict:
+                assert a.source_code is not None
+                return judge(Request(a.op, a.source_code, self.platform, self.run.seed, self.plan, device_index,
+                                     timing=timing, triton_cache=self.triton_cache(a)), self.limits)
+
+            verdict = serial.call(job, attempt)
+            self.store.put_timing(attempt.id, verdict)
+            if self.on_timing:
+                self.on_timing(attempt, verdict)
 
     def _report(self, outcome: Outcome) -> None:
         with self.lock:
@@ -150,8 +183,10 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
                  limits: Limits = Limits(), name: str | None = None, fresh: bool = False,
                  executor: Executor | None = None, plan: Plan | None = None, concurrency: int = 4,
                  extra_config: dict[str, Any] | None = None, check: bool = True,
-                 on_outcome: Callable[[Outcome], None] | None = None) -> CampaignResult:
-    """Run (or resume) the campaign `name`; `check` runs the method's own check first."""
+                 on_outcome: Callable[[Outcome], None] | None = None, timing: TimingConfig | None = None,
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
+    """Run (or resume) the campaign `name`; `check` runs the method's own check first. With `timing`,
+    every attempt that passes is then timed against the native baseline."""
     if check:
         method.check()
     plan = plan or Plan(platform.sizes)
@@ -159,13 +194,16 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
     schedule = method.schedule()
+    executor = executor or LocalPool(platform)
     config = {"method": method.name, **method.config(), "ops": [o.id for o in ops], "sizes": list(plan.sizes),
               "timeout_s": limits.timeout_s, "samples": schedule.samples, "rounds": schedule.rounds,
-              "early_stop": schedule.early_stop, **(extra_config or {})}
+              "early_stop": schedule.early_stop, "workers": executor.workers,
+              **(extra_config or {})}
+    if timing is not None:
+        config["timing"] = asdict(timing)
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
     before = store.counts(run.id)[1]
-    executor = executor or LocalPool(platform)
-    campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome)
+    campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
     if schedule.early_stop:
         units = [(op, range(schedule.samples)) for op in ops]
     else:
@@ -182,6 +220,8 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+    if timing is not None:
+        campaign.time_passes(timing)
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
     return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,

@@ -32,6 +32,7 @@ KEYS: dict[str, tuple[type, ...]] = {
     "provider": (str,), "model": (str,), "base_url": (str,), "api_key_env": (str,), "temperature": NUMBER,
     "top_p": NUMBER, "max_tokens": (int,), "request_timeout": NUMBER, "retries": (int,), "backoff": NUMBER,
     "samples": (int,), "n": (int,), "rounds": (int,), "agent": (str,), "budget": NUMBER, "prices": (dict,),
+    "perf": (bool,), "graph": (bool,), "tiers": (list,),
 }
 
 
@@ -64,7 +65,7 @@ def load(path: str | Path) -> dict[str, Any]:
     for key, value in data.items():
         if key not in KEYS:
             raise ConfigError(f"{path}: unknown key {key!r} (keys: {', '.join(sorted(KEYS))})")
-        if not isinstance(value, KEYS[key]) or isinstance(value, bool):
+        if not isinstance(value, KEYS[key]) or (isinstance(value, bool) and bool not in KEYS[key]):
             raise ConfigError(f"{path}: {key} = {value!r} has the wrong type")
     if isinstance(data.get("ops"), str):
         data["ops"] = [o for o in data["ops"].replace(" ", ",").split(",") if o]

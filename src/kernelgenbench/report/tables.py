@@ -8,7 +8,19 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..metrics import Cost, Summary, by_source, cost_by_source, pass_at, report_ks
+from ..metrics import (
+    FAST_P,
+    Comparison,
+    Cost,
+    SpeedSummary,
+    Summary,
+    by_source,
+    compare_runs,
+    cost_by_source,
+    pass_at,
+    report_ks,
+    speed_by_source,
+)
 from ..store import NO_CODE, Row, Run
 from ..verify.verdict import Status
 
@@ -40,6 +52,39 @@ def _summary_table(run: Run, rows: list[Row]) -> tuple[list[str], list[list[Any]
     return header, body
 
 
+def _x(v: float | None) -> str:
+    return "" if v is None else f"{v:.3f}"
+
+
+def _timed(rows: list[Row]) -> bool:
+    return any(r.speedup is not None for r in rows)
+
+
+def _speed_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
+    header = (["source", "operators", "timed passes", "speed-up geomean (x)", "geomean 95% CI low (x)",
+               "geomean 95% CI high (x)", "speed-up median (x)", "speed-up IQM (x)"]
+              + [f"fast_{p:g} (%)" for p in FAST_P] + ["accuracy 95% CI (%)", "cases over the bandwidth floor"])
+
+    def row(s: SpeedSummary) -> list[Any]:
+        sp = s.speedup
+        return ([s.group, s.operators, s.timed, _x(sp and sp.geomean), _x(s.ci and s.ci[0]), _x(s.ci and s.ci[1]),
+                 _x(sp and sp.median), _x(sp and sp.iqm)]
+                + [round(100 * s.fast[p], 1) for p in FAST_P]
+                + ["" if s.accuracy_ci is None else f"{100 * s.accuracy_ci[0]:.0f}-{100 * s.accuracy_ci[1]:.0f}",
+                   s.flagged_cases])
+
+    return header, [row(s) for s in speed_by_source(rows)]
+
+
+def _comparison_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[Any]]]:
+    header = ["run", "operators", "clean passes", "matched set (operators)", "speed-up geomean on matched set (x)",
+              "95% CI low (x)", "95% CI high (x)", "median (x)", "IQM (x)"]
+    body = [[c.run, c.operators, c.clean_passes, c.matched, _x(c.speedup and c.speedup.geomean),
+             _x(c.ci and c.ci[0]), _x(c.ci and c.ci[1]), _x(c.speedup and c.speedup.median),
+             _x(c.speedup and c.speedup.iqm)] for c in comparisons]
+    return header, body
+
+
 def _prices(run: Run) -> dict[str, dict[str, float]] | None:
     return run.config.get("prices") or None
 
@@ -54,10 +99,10 @@ def _cost_table(costs: list[Cost]) -> tuple[list[str], list[list[Any]]]:
 
 
 def _operator_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
-    header = ["operator", "sample", "round", "status", "cases", "worst error / tolerance", "time (s)",
-              "tokens in/out", "failing case", "reason"]
+    header = ["operator", "sample", "round", "status", "cases", "worst error / tolerance", "speed-up (x)",
+              "time (s)", "tokens in/out", "failing case", "reason"]
     body = [[r.op, r.sample, r.round, r.status or "pending", r.n_cases if r.n_cases is not None else "",
-             "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}",
+             "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}", _x(r.speedup),
              "" if r.seconds is None else f"{r.seconds:.1f}",
              "" if r.tokens_in is None else f"{r.tokens_in}/{r.tokens_out}", r.failing_case or "",
              (r.reason or "").replace("|", "/").replace("\n", " ")] for r in rows]
@@ -83,6 +128,12 @@ def _markdown(run: Run, rows: list[Row]) -> str:
              f"method `{run.method}`{_model(run)} on {run.platform} ({where}); seed {run.seed}; "
              f"{'finished' if run.finished else 'unfinished'}", "",
              "## By source", "", _md_table(*_summary_table(run, rows)), ""]
+    if _timed(rows):
+        mode = "CUDA-graph replays" if run.config.get("timing", {}).get("graph") else "CUDA events"
+        parts += ["## Speed", "", f"Speed-up over the native baseline, timed with {mode}: per operator the geometric "
+                  "mean over its performance cases, per group the geometric mean over passed operators; a case "
+                  "faster than the memory-bandwidth floor counts only up to it.", "", _md_table(*_speed_table(rows)),
+                  ""]
     costs = cost_by_source(rows, _prices(run))
     if any(c.generated for c in costs):
         parts += ["## Cost", "", _md_table(*_cost_table(costs)), ""]
@@ -102,8 +153,17 @@ def _json(run: Run, rows: list[Row]) -> str:
                       for s in summaries],
         "cost": [{**c.__dict__, "tokens_per_solved": c.tokens_per_solved}
                  for c in cost_by_source(rows, _prices(run))],
+        "speed": [_speed_json(s) for s in speed_by_source(rows)] if _timed(rows) else [],
         "operators": [r.__dict__ for r in rows],
     }, indent=2)
+
+
+def _speed_json(s: SpeedSummary) -> dict[str, Any]:
+    sp = s.speedup
+    return {"group": s.group, "operators": s.operators, "timed_passes": s.timed,
+            "geomean": sp and sp.geomean, "median": sp and sp.median, "iqm": sp and sp.iqm,
+            "geomean_ci95": s.ci, "fast_p": {str(p): v for p, v in s.fast.items()},
+            "accuracy_ci95": s.accuracy_ci, "cases_over_bandwidth_floor": s.flagged_cases}
 
 
 def _csv(run: Run, rows: list[Row]) -> str:
@@ -121,3 +181,18 @@ FORMATS: dict[str, Callable[[Run, list[Row]], str]] = {"md": _markdown, "json": 
 
 def render(run: Run, rows: list[Row], fmt: str = "md") -> str:
     return FORMATS[fmt](run, rows)
+
+
+def render_comparison(rows_by_run: dict[str, list[Row]], fmt: str = "md") -> str:
+    """Several runs side by side: accuracy, and speed on the operators every one of them passed."""
+    header, body = _comparison_table(compare_runs(rows_by_run))
+    if fmt == "json":
+        return json.dumps([dict(zip(header, line)) for line in body], indent=2)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(header)
+        w.writerows(body)
+        return buf.getvalue()
+    return "\n".join(["# Matched-set comparison", "", "Speed-ups over the operators that every run passed and timed.",
+                      "", _md_table(header, body), ""])

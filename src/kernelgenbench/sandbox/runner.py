@@ -18,11 +18,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..platforms import Platform
 from ..verify.pipeline import Plan, first_failure
+from ..verify.timing import TimingConfig
 from ..verify.verdict import CaseResult, Status, Verdict
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
@@ -32,6 +33,7 @@ SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 class Limits:
     timeout_s: float = 300.0
     memory_gb: float | None = 16.0
+    perf_timeout_s: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -43,14 +45,18 @@ class Request:
     plan: Plan
     device_index: int | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    timing: TimingConfig | None = None  # set: time the perf cases instead of verifying
+    # Where Triton keeps this candidate's compiled kernels; set per source text (never shared by two
+    # different candidates), so its timing job reuses what its verification compiled.
+    triton_cache: str | None = None
 
 
 def worker_env(platform: Platform, workdir: Path, device_index: int | None,
-               extra: dict[str, str] | None = None) -> dict[str, str]:
+               extra: dict[str, str] | None = None, triton_cache: str | None = None) -> dict[str, str]:
     """The parent's environment without anything that looks like a credential."""
     env = {k: v for k, v in os.environ.items() if not SECRET.search(k) and k != "TRITON_INTERPRET"}
     env.update(platform.env)
-    env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
+    env["TRITON_CACHE_DIR"] = triton_cache or str(workdir / "triton-cache")
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if platform.name == "cuda" and device_index is not None:
@@ -100,13 +106,16 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         "public_only": request.plan.public_only, "fail_fast": request.plan.fail_fast,
         "checks": list(request.plan.checks),
         "memory_limit_bytes": memory,
+        "timing": None if request.timing is None else asdict(request.timing),
+        "spawned_at": time.time(),
     }))
     log = workdir / "worker.log"
     read_fd, write_fd = os.pipe()
     with open(log, "wb") as log_file:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kernelgenbench.sandbox.worker", str(req_path), str(write_fd)],
-            cwd=workdir, env=worker_env(request.platform, workdir, request.device_index, request.extra_env),
+            cwd=workdir, env=worker_env(request.platform, workdir, request.device_index, request.extra_env,
+                                                request.triton_cache),
             stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
             pass_fds=(write_fd,), start_new_session=True,
         )
@@ -115,7 +124,8 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     current: dict | None = None
     final: dict | None = None
     buffer = b""
-    deadline = start + limits.timeout_s
+    allowed = limits.timeout_s if request.timing is None else limits.perf_timeout_s
+    deadline = start + allowed
     timed_out = False
     with os.fdopen(read_fd, "rb", buffering=0) as channel:
         while True:
@@ -168,7 +178,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     running = current["case"] if current else None
     if timed_out:
         where = f" while running case {running!r}" if running else ""
-        return verdict(Status.TIMEOUT, f"no verdict within {limits.timeout_s:g} s{where}",
+        return verdict(Status.TIMEOUT, f"no verdict within {allowed:g} s{where}",
                        failing_case=running, log_tail=_tail(log) or None, layer="sandbox")
     where = f" during case {running!r}" if running else " before any case ran"
     return verdict(Status.CRASH, f"{_death_reason(code)}{where}", failing_case=running,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import resource
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -16,6 +17,19 @@ from pathlib import Path
 def _limit_memory(limit: int | None) -> None:
     if limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+class CompileClock:
+    """Seconds the Triton compiler spent on cache misses, read through its compilation listener."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.kernels = 0
+
+    def __call__(self, *, src, metadata, metadata_group, times, cache_hit) -> None:  # noqa: ANN001
+        if not cache_hit:
+            self.seconds += times.total * 1e-6
+            self.kernels += 1
 
 
 def main(argv: list[str]) -> int:
@@ -28,18 +42,30 @@ def main(argv: list[str]) -> int:
     _limit_memory(request.get("memory_limit_bytes"))
     try:
         import torch
+        import triton
 
         from ..suite import registry
-        from ..verify.pipeline import Plan, verify
+        from ..verify.pipeline import Plan, time_candidate, verify
+        from ..verify.timing import TimingConfig
+
+        compiled = CompileClock()
+        triton.knobs.compilation.listener = compiled
+        ready = time.time()
 
         if request["device"].startswith("cuda"):
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
         op = registry.get(request["op"])
-        plan = Plan(tuple(request["sizes"]), request["public_only"], request["fail_fast"], tuple(request["checks"]))
-        v = verify(op, Path(request["candidate"]), request["device"], int(request["seed"]), plan,
-                   request["platform"], emit)
-        emit("verdict", v.to_dict())
+        candidate, device, seed = Path(request["candidate"]), request["device"], int(request["seed"])
+        if request.get("timing") is not None:
+            config = TimingConfig(**{**request["timing"], "tiers": tuple(request["timing"]["tiers"])})
+            v = time_candidate(op, candidate, device, seed, config, request["platform"], emit)
+        else:
+            plan = Plan(tuple(request["sizes"]), request["public_only"], request["fail_fast"], tuple(request["checks"]))
+            v = verify(op, candidate, device, seed, plan, request["platform"], emit)
+        phases = {"startup_s": ready - request.get("spawned_at", ready), "compile_s": compiled.seconds,
+                  "kernels_compiled": compiled.kernels, "work_s": time.time() - ready}
+        emit("verdict", v.to_dict() | {"extra": v.extra | {"phases": phases}})
     except BaseException as e:  # noqa: BLE001 - report the harness's own failure as such
         emit("infra_error", {"reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
         return 1

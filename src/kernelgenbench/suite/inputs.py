@@ -1,7 +1,8 @@
 """Turning declarative `TensorSpec`s into real tensors with the layouts the spec asks for.
 
-Values are drawn on the CPU from a seeded generator and then moved, so a case is the same on
-every device. Low-precision tensors are drawn in float32 and rounded, which keeps full mantissas.
+Small cases are drawn on the CPU from a seeded generator and then moved, so they are the same on
+every device; large and performance cases (GPU only, up to gigabytes) are drawn on their device.
+Low-precision tensors are drawn in float32 and rounded, which keeps full mantissas.
 """
 
 from __future__ import annotations
@@ -20,23 +21,24 @@ POISON_INT = -0x5EED
 def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> torch.Tensor:
     dt = spec.dtype
     if spec.dist == "index":
-        return torch.randint(int(spec.low), int(spec.high), shape, generator=gen, dtype=torch.int64).to(dt)
+        return torch.randint(int(spec.low), int(spec.high), shape, generator=gen, dtype=torch.int64,
+                             device=gen.device).to(dt)
     if dt == torch.bool:
-        return torch.rand(shape, generator=gen) < 0.5
+        return torch.rand(shape, generator=gen, device=gen.device) < 0.5
     if not (dt.is_floating_point or dt.is_complex):
         lo, hi = int(spec.low), int(spec.high)
-        return torch.randint(lo, max(hi, lo + 1), shape, generator=gen, dtype=torch.int64).to(dt)
+        return torch.randint(lo, max(hi, lo + 1), shape, generator=gen, dtype=torch.int64, device=gen.device).to(dt)
     real = torch.float64 if dt in (torch.float64, torch.complex128) else torch.float32
 
     def one() -> torch.Tensor:
         if spec.dist == "normal":
-            return torch.randn(shape, generator=gen, dtype=real)
+            return torch.randn(shape, generator=gen, dtype=real, device=gen.device)
         if spec.dist == "unit":
-            return torch.rand(shape, generator=gen, dtype=real) * 2 - 1
+            return torch.rand(shape, generator=gen, dtype=real, device=gen.device) * 2 - 1
         lo, hi = spec.low, spec.high
         if spec.dist == "positive":
             lo, hi = (spec.low if spec.low > 0 else 0.1), (spec.high if spec.high > spec.low else 10.0)
-        return torch.rand(shape, generator=gen, dtype=real) * (hi - lo) + lo
+        return torch.rand(shape, generator=gen, dtype=real, device=gen.device) * (hi - lo) + lo
 
     if dt.is_complex:
         return torch.complex(one(), one()).to(dt)
@@ -77,9 +79,10 @@ def poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.T
     return t
 
 
-def materialize(values: Mapping[str, Any], seed: int, device: str) -> dict[str, Any]:
-    """Draw every tensor of a sample, in parameter order, from one generator seeded by `seed`."""
-    gen = torch.Generator().manual_seed(seed)
+def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bool = False) -> dict[str, Any]:
+    """Draw every tensor of a sample, in parameter order, from one generator seeded by `seed`
+    (on `device` itself when `on_device`, else on the CPU)."""
+    gen = torch.Generator(device=device if on_device else "cpu").manual_seed(seed)
     out: dict[str, Any] = {}
     for name, v in values.items():
         if isinstance(v, TensorSpec):

@@ -162,6 +162,9 @@ class Operator:
     tolerance: Tolerance = field(default_factory=Tolerance)
     baseline: Callable[[str, Overload], Callable[..., Any] | None] | None = None
     notes: str = ""
+    # The fewest bytes a case must move, where that is less than reading every input once
+    # (a gather reads only the rows it selects); used for the timing plausibility floor.
+    traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None
 
     @property
     def name(self) -> str:

@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from ..suite.inputs import clone_values, materialize
+from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
-from .correctness import case_seed, expected_outputs, outputs_of
+from .correctness import case_inputs, expected_outputs, outputs_of
 from .tolerance import compare
 
 LOWER = {torch.float32: torch.bfloat16, torch.float64: torch.float32}
@@ -98,7 +98,7 @@ def audit_operator(op: Operator, device: str, sizes: tuple[str, ...], seed: int,
     for case in cases:
         progress(case.name)
         ov = op.overload(case.overload)
-        values = materialize(case.sample.values, case_seed(seed, case), device)
+        values = case_inputs(case, seed, device)
         reference, native, scales = expected_outputs(op, ov, values, device)
         if all(isinstance(t, torch.Tensor) and t.numel() == 0 for t in native):
             continue

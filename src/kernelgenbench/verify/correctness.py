@@ -34,6 +34,12 @@ def case_seed(seed: int, case: Case) -> int:
     return (seed ^ zlib.crc32(case.name.encode())) & 0x7FFF_FFFF_FFFF
 
 
+def case_inputs(case: Case, seed: int, device: str, salt: int = 0) -> dict[str, Any]:
+    """A case's inputs for a run's seed; `salt` draws further independent sets."""
+    return materialize(case.sample.values, (case_seed(seed, case) + salt) & 0x7FFF_FFFF_FFFF, device,
+                       on_device=case.size != "small")
+
+
 def outputs_of(ov: Overload, result: Any, values: dict[str, Any]) -> list[Any]:
     """What an overload produces: its returned values (unless they alias a written argument) and
     every argument it writes, read after the call."""
@@ -52,7 +58,7 @@ def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.equal(a, b)
 
 
-def _is_device_fault(e: BaseException) -> bool:
+def is_device_fault(e: BaseException) -> bool:
     if isinstance(e, (MemoryError, torch.OutOfMemoryError)):
         return True
     text = str(e)
@@ -122,7 +128,7 @@ class CaseRunner:
 
         ov = self.op.overload(case.overload)
         try:
-            values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+            values = case_inputs(case, self.seed, self.device)
             reference, native, scales = self._expected(ov, values)
             snapshot = clone_values(values)
         except Exception as e:  # noqa: BLE001 - a failure before the candidate runs is ours
@@ -145,7 +151,7 @@ class CaseRunner:
         except BaseException as e:  # noqa: BLE001 - whatever the candidate raises is a verdict
             if isinstance(e, KeyboardInterrupt):
                 raise
-            if _is_device_fault(e):
+            if is_device_fault(e):
                 raise CandidateCrash(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
@@ -171,7 +177,7 @@ class CaseRunner:
     def _foreign_kernels(self, case: Case, ov: Overload) -> str | None:
         """L3, once per overload: the call's device time must be in the candidate's own kernels."""
         assert self.monitor is not None
-        values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+        values = case_inputs(case, self.seed, self.device)
         args, kwargs = ov.split(values)
 
         def call() -> None:
@@ -206,7 +212,7 @@ class CaseRunner:
             return None
         if self.monitor.count == launches_before:
             return "no Triton kernel was launched, yet the outputs are correct: they were computed elsewhere"
-        values = materialize(case.sample.values, case_seed(self.seed, case), self.device)
+        values = case_inputs(case, self.seed, self.device)
         args, kwargs = ov.split(values)
         _prime_allocator(native)
         try:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..suite.spec import Operator, Size
 from . import launches
 from .bind import BindError, binding_for, load_module, required_functions
-from .correctness import CandidateCrash, CaseRunner
+from .clock import clock_for
+from .correctness import CandidateCrash, CaseRunner, is_device_fault
 from .static import scan
+from .timing import CaseTimer, TimingConfig, TimingFailure
 from .trace import OpTrace
 from .verdict import CaseResult, Status, Verdict
 
@@ -20,7 +22,8 @@ Emit = Callable[[str, dict], None]
 
 
 CHECKS: tuple[str, ...] = ("static", "ghost", "trace", "profile")
-LAYER_OF = {Status.HACK_GHOST: "ghost", Status.HACK_TRACE: "trace", Status.HACK_PROFILE: "profile"}
+LAYER_OF = {Status.HACK_GHOST: "ghost", Status.HACK_TRACE: "trace", Status.HACK_PROFILE: "profile",
+            Status.HACK_TIMING: "timing"}
 
 
 @dataclass(frozen=True)
@@ -93,3 +96,45 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
         return verdict(Status.PASS, f"all {len(results)} cases correct", cases=tuple(results))
     return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb,
                    layer=LAYER_OF.get(first.status, "correctness"))
+
+
+def time_candidate(op: Operator, path: Path, device: str, seed: int, config: TimingConfig, platform: str,
+                   emit: Emit = lambda event, data: None) -> Verdict:
+    """Time a candidate that has passed verification on the performance cases, against the native
+    baseline. The verdict is `pass` with the timings in `extra["timing"]`, or says what went wrong."""
+    start = time.perf_counter()
+    timings = []
+
+    def verdict(status: Status, reason: str, **kw) -> Verdict:
+        extra = {"timing": {"cases": [t.to_dict() for t in timings], "clock": clock.describe(),
+                            "config": asdict(config)}}
+        return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform, layer="timing",
+                       seconds=time.perf_counter() - start, extra=extra, **kw)
+
+    clock = clock_for(device)
+    cases = op.select_cases(sizes=config.tiers)  # type: ignore[arg-type]
+    try:
+        functions = required_functions(op, load_module(path))
+    except BindError as e:
+        return verdict(Status.COMPILE_ERROR, e.reason, traceback=e.traceback)
+    timer = CaseTimer(op, binding_for(op, functions, device), device, seed, config, clock)
+    results: list[CaseResult] = []
+    for case in cases:
+        emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
+        t0 = time.perf_counter()
+        try:
+            timing = timer.time_case(case)
+        except TimingFailure as e:
+            results.append(CaseResult(case.name, case.overload, case.visibility, e.status, e.reason))
+            return verdict(e.status, e.reason, failing_case=case.name, cases=tuple(results))
+        except Exception as e:  # noqa: BLE001 - whatever the candidate raises is a verdict
+            if is_device_fault(e):
+                raise
+            reason = f"during timing: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+            results.append(CaseResult(case.name, case.overload, case.visibility, Status.RUNTIME_ERROR, reason))
+            return verdict(Status.RUNTIME_ERROR, reason, failing_case=case.name, cases=tuple(results))
+        timings.append(timing)
+        results.append(CaseResult(case.name, case.overload, case.visibility, Status.PASS,
+                                  f"{timing.speedup:.3g}x", seconds=time.perf_counter() - t0))
+        emit("case_done", results[-1].to_dict())
+    return verdict(Status.PASS, f"{len(timings)} cases timed", cases=tuple(results))

@@ -18,6 +18,7 @@ class Status(str, Enum):
     HACK_GHOST = "hack_ghost"
     HACK_TRACE = "hack_trace"
     HACK_PROFILE = "hack_profile"
+    HACK_TIMING = "hack_timing"
     INFRA_ERROR = "infra_error"
 
     @property

@@ -7,7 +7,7 @@ the native overload on meta tensors, so no out-shape rule is written twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -89,7 +89,8 @@ def native_overload(device: str, ov: Overload) -> Any:
 
 def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
                   tolerance: Tolerance = Tolerance(), notes: str = "",
-                  reference: dict[str, Any] | None = None) -> Operator:
+                  reference: dict[str, Any] | None = None,
+                  traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None) -> Operator:
     """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
     ovs = tuple(
         replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
@@ -104,6 +105,7 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
         cases=build_cases(ovs, sampler, with_outputs),
         tolerance=tolerance,
         notes=notes,
+        traffic=traffic,
     )
 
 

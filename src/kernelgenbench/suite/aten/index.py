@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import torch
 
 from ..build import FLOATS, covering
 from ..spec import Operator, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
+
+
+def gather_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """A gather reads the index and only the slices it selects (as many bytes as it writes)."""
+    index = values["index"]
+    written = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
+    return 2 * written + index.numel() * index.element_size()
+
 
 SHAPES = {
     "small": [(), (1,), (9,), (33, 65), (3, 5, 17), (0, 4), (6, 0)],
@@ -46,5 +55,5 @@ def index_select_sampler(ov: Overload, size: Size):
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "index_select": partial(aten_operator, "index_select", "index",
                             "Rows (or slices along `dim`) of self picked by an int index; repeats allowed.",
-                            index_select_sampler),
+                            index_select_sampler, traffic=gather_traffic),
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU proofs of the timing path, the harness core and the anti-cheat layers, as named steps so
+# they can be spread over device calls. The store lives in runs/ (carry it between calls: every
+# step resumes from it); the store and everything written go to OUTDIR/results.tgz at the end
+# (a device call brings back only a few files).
+#   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
+#   cheats    the CUDA-only cheats (L3, TF32, side stream)
+#   aa        A/A: the native baseline timed against itself on every perf case
+#   fidelity  event time against the profiler's kernel time
+#   run2      a second, independent run of the reference solutions with timing (small tier)
+#   record    report, repeatability and throughput files from the store
+# Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dest=${1:?usage: h200_speed.sh OUTDIR STEP...}
+shift
+out=runs/out
+mkdir -p "$out" "$dest"
+export PYTHONUNBUFFERED=1
+py=$(bash scripts/setup.sh)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
+db=runs/h200.db
+for step in "$@"; do
+  echo "== $step $(date +%T)"
+  case $step in
+    run1) timeout "${KGB_RUN_LIMIT:-540}" "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
+            --db $db --name h200-reference --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
+    cheats) "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
+              -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
+    aa) "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
+    fidelity) "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
+    run2) timeout "${KGB_RUN_LIMIT:-540}" "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
+            --tiers small --db $db --name h200-rep2 --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run2.log" ;;
+    record)
+      "$py" benchmarks/record_run.py --db $db --run h200-reference --out "$out" --tag reference-h200
+      "$py" benchmarks/speed.py throughput --db $db --run h200-reference --out "$out"
+      "$py" benchmarks/speed.py repeatability --db $db --runs h200-reference,h200-rep2 --out "$out" ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+done
+"$py" -c "import sqlite3; sqlite3.connect('$db').execute('PRAGMA wal_checkpoint(TRUNCATE)')"
+cp $db "$out/h200.db"
+tar czf "$dest/results.tgz" -C runs out
+echo "== done $(date +%T)"

@@ -1,0 +1,230 @@
+"""The timing path's own benchmarks, on a GPU. Each writes `NAME.md` and `NAME.json` (figures,
+verdict against its goal, and where it was measured) into --out.
+
+  aa             the native baseline timed against itself through the full timing path, for every
+                 performance case: every operator's speed-up must be within 1.00 +/- 0.02
+  fidelity       event time against the profiler's kernel time, for cases of at least 100 us:
+                 within 5%
+  repeatability  two runs' per-operator speed-ups (from a store): median absolute difference at
+                 most 2%, the worst operator named
+  throughput     a run's wall time split into worker start-up, Triton compilation, correctness and
+                 timing (from a store), so the harness's own overhead is known
+
+Usage: python benchmarks/speed.py aa|fidelity --out DIR [--ops a,b]
+       python benchmarks/speed.py repeatability --db DB --runs RUN1,RUN2 --out DIR
+       python benchmarks/speed.py throughput --db DB --run RUN --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelgenbench.metrics import geomean
+from kernelgenbench.platforms import detect, environment
+from kernelgenbench.store import Store
+from kernelgenbench.suite import registry
+from kernelgenbench.suite.spec import Operator, Overload
+from kernelgenbench.verify.clock import CudaClock
+from kernelgenbench.verify.correctness import case_inputs
+from kernelgenbench.verify.timing import CaseTimer, TimingConfig
+
+
+class NativeAsCandidate:
+    """The native baseline in the candidate's seat: what an A/A comparison times."""
+
+    def __init__(self, op: Operator, device: str):
+        self.op, self.device = op, device
+
+    def __enter__(self) -> NativeAsCandidate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def call(self, ov: Overload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return self.op.native(self.device, ov)(*args, **kwargs)
+
+
+def write(out: Path, name: str, title: str, ok: bool, summary: str, header: list[str], rows: list[list[Any]],
+          data: dict[str, Any]) -> None:
+    env = environment(detect("cuda")) if torch.cuda.is_available() else {}
+    where = ", ".join(f"{k} {env[k]}" for k in ("device", "driver", "cuda", "torch", "triton", "python") if env.get(k))
+    lines = [f"# {title}", "", f"Measured {time.strftime('%Y-%m-%d')} on {where}.", "",
+             f"**{'PASS' if ok else 'FAIL'}**: {summary}", "",
+             "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    (out / f"{name}.json").write_text(json.dumps({"benchmark": name, "pass": ok, "summary": summary,
+                                                  "environment": env, **data}, indent=2, default=str))
+    print("\n".join(lines[:6]))
+
+
+def aa(out: Path, ops: list[Operator]) -> bool:
+    clock = CudaClock("cuda")
+    config = TimingConfig()
+    rows, data = [], []
+    for op in ops:
+        timer = CaseTimer(op, NativeAsCandidate(op, "cuda"), "cuda", 7, config, clock)
+        cases = [timer.time_case(c) for c in op.select_cases(sizes=("perf",))]
+        speedups = [c.speedup for c in cases]
+        g = geomean(speedups)
+        worst = max(cases, key=lambda c: abs(c.speedup - 1))
+        rows.append([op.id, len(cases), f"{g:.4f}", f"{min(speedups):.3f}", f"{max(speedups):.3f}",
+                     f"{statistics.median(c.candidate.iqr_us / c.candidate.median_us for c in cases) * 100:.1f}",
+                     "yes" if abs(g - 1) <= 0.02 else "NO"])
+        data.append({"op": op.id, "geomean": g, "cases": [c.to_dict() for c in cases], "worst_case": worst.case})
+        print(f"{op.id}: {g:.4f} over {len(cases)} cases", flush=True)
+    ok = all(abs(d["geomean"] - 1) <= 0.02 for d in data)
+    spread = max(abs(d["geomean"] - 1) for d in data)
+    write(out, "aa-h200", "A/A: the native baseline timed against itself", ok,
+          f"every operator's speed-up within 1.00 +/- 0.02 (largest deviation {spread:.4f}) over "
+          f"{sum(len(d['cases']) for d in data)} performance cases", ["operator", "cases", "speed-up geomean (x)",
+          "lowest case (x)", "highest case (x)", "median IQR / median (%)", "within 2%"], rows,
+          {"operators": data, "clock": clock.describe(), "config": config.__dict__})
+    return ok
+
+
+def _profiled_us(fn: Any, clock: CudaClock) -> tuple[float, float]:
+    """(sum of kernel durations, first kernel start to last kernel end) of one call, in us."""
+    from torch.profiler import ProfilerActivity, profile
+
+    clock.prepare()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    total = sum(e.device_time_total for e in kernels)
+    span = max(e.time_range.end for e in kernels) - min(e.time_range.start for e in kernels)
+    return total, span
+
+
+def fidelity(out: Path, ops: list[Operator], per_op: int = 2, reps: int = 5) -> bool:
+    clock = CudaClock("cuda")
+    rows, data = [], []
+    for op in ops:
+        picked = 0
+        for case in op.select_cases(sizes=("perf",)):
+            if picked >= per_op:
+                break
+            ov = op.overload(case.overload)
+            values = case_inputs(case, 11, "cuda")
+            args, kwargs = ov.split(values)
+            native = op.native("cuda", ov)
+
+            def call(native=native, args=args, kwargs=kwargs) -> Any:
+                return native(*args, **kwargs)
+
+            for _ in range(3):
+                call()
+            torch.cuda.synchronize()
+            events = statistics.median(clock.measure(call)[0].device_us for _ in range(30))
+            if events < 100.0:
+                continue
+            picked += 1
+            prof = [_profiled_us(call, clock) for _ in range(reps)]
+            kernel = statistics.median(p[0] for p in prof)
+            span = statistics.median(p[1] for p in prof)
+            diff = events / span - 1
+            rows.append([op.id, case.name, f"{events:.1f}", f"{span:.1f}", f"{kernel:.1f}", f"{100 * diff:+.2f}"])
+            data.append({"op": op.id, "case": case.name, "event_us": events, "kernel_span_us": span,
+                         "kernel_sum_us": kernel, "difference": diff})
+            print(f"{op.id} {case.name}: events {events:.1f} us, kernels {span:.1f} us ({100 * diff:+.2f}%)",
+                  flush=True)
+    worst = max((abs(d["difference"]) for d in data), default=0.0)
+    ok = bool(data) and worst <= 0.05
+    write(out, "fidelity-h200", "Fidelity: CUDA-event time against the profiler's kernel time", ok,
+          f"{len(data)} cases of at least 100 us; largest difference {100 * worst:.2f}% (goal: 5%)",
+          ["operator", "case", "event time (us)", "kernel span (us)", "kernel sum (us)", "difference (%)"], rows,
+          {"cases": data})
+    return ok
+
+
+def repeatability(out: Path, db: str, runs: list[str]) -> bool:
+    with Store(db) as store:
+        speeds = []
+        for name in runs:
+            run = store.find_run(name)
+            if run is None:
+                sys.exit(f"no run {name!r} in {db}")
+            speeds.append({r.op: r.speedup for r in store.rows(run.id) if r.speedup is not None})
+    common = sorted(set(speeds[0]) & set(speeds[1]))
+    diffs = {op: abs(speeds[0][op] - speeds[1][op]) / ((speeds[0][op] + speeds[1][op]) / 2) for op in common}
+    med = statistics.median(diffs.values())
+    worst = max(diffs, key=lambda op: diffs[op])
+    ok = med <= 0.02
+    rows = [[op, f"{speeds[0][op]:.3f}", f"{speeds[1][op]:.3f}", f"{100 * diffs[op]:.2f}"] for op in common]
+    write(out, "repeatability-h200", "Repeatability: two independent runs of the shipped reference solutions", ok,
+          f"median absolute difference of per-operator speed-ups {100 * med:.2f}% over {len(common)} operators "
+          f"(goal: 2%); worst {worst} at {100 * diffs[worst]:.2f}%",
+          ["operator", f"{runs[0]} (x)", f"{runs[1]} (x)", "difference (%)"], rows,
+          {"runs": runs, "speedups": speeds, "differences": diffs})
+    return ok
+
+
+def throughput(out: Path, db: str, run_name: str) -> bool:
+    with Store(db) as store:
+        run = store.find_run(run_name)
+        if run is None:
+            sys.exit(f"no run {run_name!r} in {db}")
+        rows, totals = [], {"startup": 0.0, "compile": 0.0, "correctness": 0.0, "timing": 0.0}
+        for a in store.attempts(run.id):
+            v, t = store.verdict(a.id), store.timing(a.id)
+            p = (v.extra.get("phases") if v else None) or {}
+            q = (t.extra.get("phases") if t else None) or {}
+            startup = p.get("startup_s", 0.0) + q.get("startup_s", 0.0)
+            compile_s = p.get("compile_s", 0.0) + q.get("compile_s", 0.0)
+            correctness = max(p.get("work_s", 0.0) - p.get("compile_s", 0.0), 0.0)
+            timing = max(q.get("work_s", 0.0) - q.get("compile_s", 0.0), 0.0)
+            for k, x in zip(totals, (startup, compile_s, correctness, timing)):
+                totals[k] += x
+            rows.append([a.op, v.status.value if v else "", f"{startup:.1f}", f"{compile_s:.1f}",
+                         p.get("kernels_compiled", 0) + q.get("kernels_compiled", 0), f"{correctness:.1f}",
+                         f"{timing:.1f}", f"{(v.seconds if v else 0) + (t.seconds if t else 0):.1f}"])
+        wall = (run.finished or time.time()) - run.created
+    work = sum(totals.values())
+    summary = (f"run `{run_name}` took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers); "
+               f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
+               f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})")
+    write(out, "throughput-h200", "Throughput: where a reference run's time goes", True, summary,
+          ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
+           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "run": run_name})
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmark", choices=["aa", "fidelity", "repeatability", "throughput"])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--ops", default=None)
+    parser.add_argument("--db")
+    parser.add_argument("--runs")
+    parser.add_argument("--run")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.benchmark in ("aa", "fidelity") and not torch.cuda.is_available():
+        sys.exit(f"{args.benchmark} needs a CUDA GPU")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ops = registry.select(args.ops.split(",") if args.ops else None)
+    if args.benchmark == "aa":
+        ok = aa(out, ops)
+    elif args.benchmark == "fidelity":
+        ok = fidelity(out, ops)
+    elif args.benchmark == "repeatability":
+        ok = repeatability(out, args.db, args.runs.split(","))
+    else:
+        ok = throughput(out, args.db, args.run)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

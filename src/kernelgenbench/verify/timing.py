@@ -1,0 +1,313 @@
+"""Timing: the candidate against the native baseline on the performance cases, in one process.
+
+Per case: several input sets are drawn (rotated sample by sample, so no call finds its data or its
+answer in a cache), both sides are warmed up (compilation and autotuning stay outside the timed
+region) and checked, then baseline and candidate samples alternate (the order flips every round)
+until each side has `min_samples` samples or `min_seconds` have passed. Afterwards the outputs of
+the timed calls are checked, and once more on fresh contents written into the same buffers (a
+result cached by pointer or shape is then stale). A host wall clock cross-checks the events.
+
+A speed-up the memory system cannot deliver (the candidate faster than moving the case's bytes at
+the device's measured copy bandwidth) is flagged, and counts only up to that floor.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+from ..suite.inputs import clone_values
+from ..suite.spec import Case, Operator, Overload
+from .bind import Binding
+from .clock import CudaClock, HostClock, Sample, tampered
+from .correctness import case_inputs, expected_outputs, outputs_of
+from .tolerance import compare
+from .verdict import Status, Verdict
+
+FLOOR_SLACK = 0.95  # the candidate may be this much under the floor before it is implausible
+SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    min_samples: int = 100
+    min_seconds: float = 1.0
+    max_samples: int = 1000
+    input_sets: int = 4
+    warmup: int = 3
+    wall_samples: int = 10
+    graph: bool = False  # replay CUDA graphs of both sides: for launch-bound operators
+    tiers: tuple[str, ...] = ("perf",)  # the size tiers timed (tests time small cases on the CPU)
+
+
+@dataclass(frozen=True)
+class Stats:
+    median_us: float
+    q1_us: float
+    q3_us: float
+    n: int
+
+    @property
+    def iqr_us(self) -> float:
+        return self.q3_us - self.q1_us
+
+    @classmethod
+    def of(cls, values: list[float]) -> Stats:
+        if len(values) < 2:
+            v = values[0] if values else float("nan")
+            return cls(v, v, v, len(values))
+        q = statistics.quantiles(values, n=4, method="inclusive")
+        return cls(statistics.median(values), q[0], q[2], len(values))
+
+
+@dataclass(frozen=True)
+class CaseTiming:
+    case: str
+    overload: str
+    baseline: Stats
+    candidate: Stats
+    baseline_wall_us: float
+    candidate_wall_us: float
+    floor_us: float | None
+    mode: str
+    flags: tuple[str, ...] = ()
+
+    @property
+    def speedup(self) -> float:
+        return self.baseline.median_us / self.candidate.median_us
+
+    @property
+    def counted_speedup(self) -> float:
+        """The speed-up aggregates use: never more than moving the case's bytes allows."""
+        if self.floor_us and self.candidate.median_us < self.floor_us:
+            return self.baseline.median_us / self.floor_us
+        return self.speedup
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["speedup"] = self.speedup
+        d["counted_speedup"] = self.counted_speedup
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CaseTiming:
+        return cls(case=d["case"], overload=d["overload"], baseline=Stats(**d["baseline"]),
+                   candidate=Stats(**d["candidate"]), baseline_wall_us=d["baseline_wall_us"],
+                   candidate_wall_us=d["candidate_wall_us"], floor_us=d.get("floor_us"), mode=d["mode"],
+                   flags=tuple(d.get("flags", ())))
+
+
+def operator_speedup(timing: Verdict) -> float | None:
+    """An operator's speed-up: the geometric mean of its cases' counted speed-ups, when timing passed."""
+    from ..metrics import geomean
+
+    cases = [CaseTiming.from_dict(c) for c in timing.extra.get("timing", {}).get("cases", [])]
+    return geomean([c.counted_speedup for c in cases]) if timing.passed and cases else None
+
+
+class TimingFailure(Exception):
+    def __init__(self, status: Status, reason: str):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+def traffic_bytes(op: Operator, ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """The fewest bytes a case must move: each input read once, each output written once."""
+    if op.traffic is not None:
+        return op.traffic(ov, values, outputs)
+    seen: set[int] = set()
+    total = 0
+    for t in [v for k, v in values.items() if k not in ov.writes] + list(outputs):
+        if isinstance(t, torch.Tensor) and t.numel() and t.untyped_storage().data_ptr() not in seen:
+            seen.add(t.untyped_storage().data_ptr())
+            total += _footprint(t)
+    return total
+
+
+def _footprint(t: torch.Tensor) -> int:
+    """Bytes of the elements a tensor can reach (an expanded tensor reads its small base)."""
+    span = 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()) if st > 0)
+    return min(span, t.numel()) * t.element_size()
+
+
+def _set_count(values: dict[str, Any], wanted: int) -> int:
+    size = sum(v.numel() * v.element_size() for v in values.values() if isinstance(v, torch.Tensor))
+    return max(2, min(wanted, SET_BUDGET_BYTES // max(size, 1)))
+
+
+def _check(op: Operator, produced: list[Any], expected: tuple[list[Any], list[Any], list[Any]]) -> str | None:
+    reference, native, scales = expected
+    if len(produced) != len(native):
+        return f"returned {len(produced)} outputs, expected {len(native)}"
+    for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):
+        if not isinstance(nat, torch.Tensor):
+            continue
+        if type(got) is not torch.Tensor or got.shape != nat.shape or got.dtype != nat.dtype:
+            return f"output {i} is not a {nat.dtype}{list(nat.shape)} tensor"
+        verdict = compare(got, ref, nat, op.tolerance, scale)
+        if not verdict.ok:
+            return f"output {i}: {verdict.reason}"
+    return None
+
+
+def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
+    """Write new contents into the same buffers (same pointers, shapes and strides)."""
+    for name, t in values.items():
+        if isinstance(t, torch.Tensor) and t.numel() and 0 not in t.stride():
+            t.copy_(fresh[name])
+
+
+class CaseTimer:
+    """Times the perf cases of one operator: native baseline against the bound candidate."""
+
+    def __init__(self, op: Operator, binding: Binding, device: str, seed: int, config: TimingConfig,
+                 clock: CudaClock | HostClock):
+        self.op, self.binding, self.device, self.seed = op, binding, device, seed
+        self.config, self.clock = config, clock
+        self._bandwidth: float | None = None
+        self._bandwidth_known = False
+
+    @property
+    def bandwidth(self) -> float | None:
+        if not self._bandwidth_known:
+            self._bandwidth, self._bandwidth_known = self.clock.bandwidth(), True
+        return self._bandwidth
+
+    def _candidate(self, ov: Overload, values: dict[str, Any]) -> Callable[[], Any]:
+        args, kwargs = ov.split(values)
+
+        def call() -> Any:
+            with self.binding:
+                return self.binding.call(ov, args, kwargs)
+
+        return call
+
+    def _native(self, ov: Overload, values: dict[str, Any]) -> Callable[[], Any]:
+        args, kwargs = ov.split(values)
+        native = self.op.native(self.device, ov)
+        return lambda: native(*args, **kwargs)
+
+    def _graphed(self, fn: Callable[[], Any]) -> tuple[Callable[[], Any], Any]:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            fn()
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = fn()
+        return graph.replay, out
+
+    def time_case(self, case: Case) -> CaseTiming:
+        ov = self.op.overload(case.overload)
+        first = case_inputs(case, self.seed, self.device)
+        sets = [first] + [case_inputs(case, self.seed, self.device, salt=k)
+                          for k in range(1, _set_count(first, self.config.input_sets))]
+        pristine = [clone_values(v) for v in sets] if ov.writes else []
+        expected = [expected_outputs(self.op, ov, v, self.device) for v in sets]
+        self._sync()
+        candidate = [self._candidate(ov, v) for v in sets]
+        native = [self._native(ov, v) for v in sets]
+        threads = threading.active_count()
+
+        def restore(i: int) -> None:
+            if pristine:
+                _refill(sets[i], pristine[i])
+
+        for i, call in enumerate(candidate):  # warm-up: compiles, autotunes, and must be right
+            for _ in range(self.config.warmup):
+                restore(i)
+                result = call()
+                self._sync()
+            problem = _check(self.op, outputs_of(ov, result, sets[i]), expected[i])
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
+            for _ in range(self.config.warmup):
+                native[i]()
+        self._sync()
+        host_us = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(3))
+        self.clock.hide_launch(max(host_us, statistics.median(self.clock.wall(native[0])[0] for _ in range(3))))
+
+        mode = "events" if self.clock.name != "host" else "host"
+        timed_c, timed_n = candidate, native
+        graph_outputs: list[Any] = []
+        if self.config.graph and isinstance(self.clock, CudaClock):
+            pairs_c = [self._graphed(c) for c in candidate]
+            timed_c, graph_outputs = [p[0] for p in pairs_c], [p[1] for p in pairs_c]
+            timed_n = [self._graphed(n)[0] for n in native]
+            mode = "graph"
+
+        samples: dict[str, list[Sample]] = {"baseline": [], "candidate": []}
+        last: dict[int, Any] = {}
+        elapsed_us = 0.0
+        rounds = 0
+        while rounds < self.config.max_samples:
+            i = rounds % len(sets)
+            order = ("baseline", "candidate") if rounds % 2 == 0 else ("candidate", "baseline")
+            for side in order:
+                sample, out = self.clock.measure(timed_n[i] if side == "baseline" else timed_c[i])
+                samples[side].append(sample)
+                elapsed_us += sample.device_us
+                if side == "candidate":
+                    last[i] = out
+            rounds += 1
+            if rounds >= self.config.min_samples or (elapsed_us >= self.config.min_seconds * 1e6 and rounds >= 10):
+                break
+        flags: list[str] = []
+        escaped = max(s.escaped_us for s in samples["candidate"])
+        if escaped > 20.0 and escaped > 2 * max(s.escaped_us for s in samples["baseline"]):
+            raise TimingFailure(Status.HACK_TIMING, f"device work ran {escaped:.0f} us past the call's end event: "
+                                                    "the candidate left work on another stream")
+        patched = tampered()
+        if patched:
+            raise TimingFailure(Status.HACK_TIMING, f"the candidate replaced {', '.join(patched)}")
+        if threading.active_count() > threads:
+            raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
+                                                    "during the timed calls")
+
+        walls_c = [self.clock.wall(candidate[k % len(sets)]) for k in range(self.config.wall_samples)]
+        walls_n = [self.clock.wall(native[k % len(sets)]) for k in range(self.config.wall_samples)]
+        cand = Stats.of([s.device_us for s in samples["candidate"]])
+        base = Stats.of([s.device_us for s in samples["baseline"]])
+        wall_c = statistics.median(w[1] for w in walls_c)
+        host_c = statistics.median(w[0] for w in walls_c)
+        if mode == "events" and cand.median_us < 0.5 * (wall_c - host_c) - 50.0:
+            raise TimingFailure(Status.HACK_TIMING, f"the events say {cand.median_us:.1f} us but the host clock "
+                                                    f"waited {wall_c - host_c:.1f} us for the device")
+
+        for i in range(len(sets)):  # the timed calls' own outputs
+            if ov.writes or i not in last:
+                restore(i)
+                out = candidate[i]()
+                self._sync()
+            else:
+                out = graph_outputs[i] if graph_outputs else last[i]
+            problem = _check(self.op, outputs_of(ov, out, sets[i]), expected[i])
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
+        fresh = case_inputs(case, self.seed, self.device, salt=0x5A5A5A)
+        _refill(sets[0], fresh)
+        truth = expected_outputs(self.op, ov, sets[0], self.device)
+        out = candidate[0]()
+        self._sync()
+        problem = _check(self.op, outputs_of(ov, out, sets[0]), truth)
+        if problem:
+            raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
+                                                     f"{problem} (a result cached across calls?)")
+
+        floor = None
+        if self.bandwidth:
+            floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
+            if cand.median_us < FLOOR_SLACK * floor:
+                flags.append("faster than the memory-bandwidth floor")
+        return CaseTiming(case.name, case.overload, base, cand,
+                          statistics.median(w[1] for w in walls_n), wall_c, floor, mode, tuple(flags))
+
+    def _sync(self) -> None:
+        if self.device.startswith("cuda"):
+            torch.cuda.synchronize()

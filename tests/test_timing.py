@@ -1,0 +1,62 @@
+"""The timing layer on the CPU: its statistics, its plausibility floor, and its end-to-end checks
+on shipped solutions (the figures come from the host clock here and mean nothing; the GPU figures
+are in benchmarks/results/)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.methods.files import candidate_path
+from kernelgenbench.methods.reference import solutions_dir
+from kernelgenbench.platforms import INTERPRETER
+from kernelgenbench.sandbox import Request, judge
+from kernelgenbench.suite import registry
+from kernelgenbench.verify.pipeline import Plan
+from kernelgenbench.verify.timing import CaseTiming, Stats, TimingConfig, operator_speedup, traffic_bytes
+
+QUICK = TimingConfig(min_samples=3, max_samples=3, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+
+
+def test_stats_are_median_and_quartiles():
+    s = Stats.of([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (s.median_us, s.q1_us, s.q3_us, s.iqr_us, s.n) == (3.0, 2.0, 4.0, 2.0, 5)
+
+
+def timing(base: float, cand: float, floor: float | None) -> CaseTiming:
+    return CaseTiming("c", "ov", Stats(base, base, base, 100), Stats(cand, cand, cand, 100), base, cand, floor,
+                      "events")
+
+
+def test_a_speedup_beyond_the_bandwidth_floor_counts_only_up_to_it():
+    honest = timing(100.0, 50.0, floor=20.0)
+    assert honest.speedup == honest.counted_speedup == 2.0
+    impossible = timing(100.0, 1.0, floor=20.0)  # one degenerate case must not drag the mean
+    assert impossible.speedup == 100.0 and impossible.counted_speedup == 5.0
+
+
+def test_traffic_counts_each_buffer_once_and_a_gather_only_its_rows():
+    add = registry.get("aten::add")
+    ov = add.overload("add.Tensor")
+    a = torch.zeros(64, 128)
+    b = torch.zeros(1, 128).expand(64, 128)  # reads its 128-element base, not 64 rows
+    out = torch.zeros(64, 128)
+    assert traffic_bytes(add, ov, {"self": a, "other": b, "alpha": 1}, [out]) == 4 * (64 * 128 + 128 + 64 * 128)
+    gather = registry.get("aten::index_select")
+    table, index = torch.zeros(50_000, 64), torch.zeros(10, dtype=torch.int64)
+    rows = torch.zeros(10, 64)
+    ov = gather.overload("index_select")
+    assert traffic_bytes(gather, ov, {"self": table, "dim": 0, "index": index}, [rows]) == 2 * 4 * 640 + 8 * 10
+
+
+@pytest.mark.parametrize("op", ["aten::silu", "aten::add", "vllm::fused_add_rms_norm", "cublas::cublasSaxpy_v2"])
+def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
+    code = candidate_path(solutions_dir(), op).read_text()
+    v = judge(Request(op, code, INTERPRETER, 5, Plan(INTERPRETER.sizes), timing=QUICK))
+    assert v.passed, v.reason
+    assert v.layer == "timing"
+    timed = [CaseTiming.from_dict(c) for c in v.extra["timing"]["cases"]]
+    assert len(timed) == len(registry.get(op).select_cases(sizes=("small",)))
+    assert all(t.candidate.n == 3 and t.baseline.n == 3 and t.candidate.median_us > 0 for t in timed)
+    assert operator_speedup(v) is not None and operator_speedup(v) > 0
+    assert v.extra["phases"]["work_s"] > 0
