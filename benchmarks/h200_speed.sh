@@ -9,7 +9,8 @@
 #   fidelity  event time against the profiler's kernel time
 #   run2      a second, independent run of the reference solutions with timing (small tier)
 #   record    report, repeatability and throughput files from the store
-# Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...
+# Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
+# 540; a step that would overrun is cut, the rest skipped, and the results still packed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dest=${1:?usage: h200_speed.sh OUTDIR STEP...}
@@ -20,16 +21,20 @@ export PYTHONUNBUFFERED=1
 py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
+end=$((SECONDS + ${KGB_BUDGET:-540}))
 for step in "$@"; do
-  echo "== $step $(date +%T)"
+  left=$((end - SECONDS))
+  if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
+  echo "== $step $(date +%T), $left s left"
+  t="timeout -s INT -k 20 $left"
   case $step in
-    run1) timeout "${KGB_RUN_LIMIT:-540}" "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
+    run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
             --db $db --name h200-reference --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
-    cheats) "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
+    cheats) $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
-    aa) "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
-    fidelity) "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
-    run2) timeout "${KGB_RUN_LIMIT:-540}" "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
+    aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
+    fidelity) $t "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
+    run2) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
             --tiers small --db $db --name h200-rep2 --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run2.log" ;;
     record)
       "$py" benchmarks/record_run.py --db $db --run h200-reference --out "$out" --tag reference-h200
@@ -37,6 +42,7 @@ for step in "$@"; do
       "$py" benchmarks/speed.py repeatability --db $db --runs h200-reference,h200-rep2 --out "$out" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
+  pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut
 done
 "$py" -c "import sqlite3; sqlite3.connect('$db').execute('PRAGMA wal_checkpoint(TRUNCATE)')"
 cp $db "$out/h200.db"
