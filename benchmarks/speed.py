@@ -53,12 +53,15 @@ class NativeAsCandidate:
         return self.op.native(self.device, ov)(*args, **kwargs)
 
 
-def write(out: Path, name: str, title: str, ok: bool, summary: str, header: list[str], rows: list[list[Any]],
-          data: dict[str, Any]) -> None:
-    env = environment(detect("cuda")) if torch.cuda.is_available() else {}
+def write(out: Path, name: str, title: str, ok: bool | None, summary: str, header: list[str], rows: list[list[Any]],
+          data: dict[str, Any], env: dict[str, Any] | None = None) -> None:
+    """`ok` None: a measurement with no goal. `env`: where the figures were measured (a stored
+    run's); default: this machine's GPU."""
+    if env is None:
+        env = environment(detect("cuda")) if torch.cuda.is_available() else {}
     where = ", ".join(f"{k} {env[k]}" for k in ("device", "driver", "cuda", "torch", "triton", "python") if env.get(k))
     lines = [f"# {title}", "", f"Measured {time.strftime('%Y-%m-%d')} on {where}.", "",
-             f"**{'PASS' if ok else 'FAIL'}**: {summary}", "",
+             f"**{'RECORDED' if ok is None else 'PASS' if ok else 'FAIL'}**: {summary}", "",
              "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     (out / f"{name}.md").write_text("\n".join(lines) + "\n")
@@ -156,6 +159,7 @@ def repeatability(out: Path, db: str, runs: list[str]) -> bool:
             if run is None:
                 sys.exit(f"no run {name!r} in {db}")
             speeds.append({r.op: r.speedup for r in store.rows(run.id) if r.speedup is not None})
+        env = run.environment
     common = sorted(set(speeds[0]) & set(speeds[1]))
     diffs = {op: abs(speeds[0][op] - speeds[1][op]) / ((speeds[0][op] + speeds[1][op]) / 2) for op in common}
     med = statistics.median(diffs.values())
@@ -166,7 +170,7 @@ def repeatability(out: Path, db: str, runs: list[str]) -> bool:
           f"median absolute difference of per-operator speed-ups {100 * med:.2f}% over {len(common)} operators "
           f"(goal: 2%); worst {worst} at {100 * diffs[worst]:.2f}%",
           ["operator", f"{runs[0]} (x)", f"{runs[1]} (x)", "difference (%)"], rows,
-          {"runs": runs, "speedups": speeds, "differences": diffs})
+          {"runs": runs, "speedups": speeds, "differences": diffs}, env=env)
     return ok
 
 
@@ -189,14 +193,17 @@ def throughput(out: Path, db: str, run_name: str) -> bool:
             rows.append([a.op, v.status.value if v else "", f"{startup:.1f}", f"{compile_s:.1f}",
                          p.get("kernels_compiled", 0) + q.get("kernels_compiled", 0), f"{correctness:.1f}",
                          f"{timing:.1f}", f"{(v.seconds if v else 0) + (t.seconds if t else 0):.1f}"])
-        wall = (run.finished or time.time()) - run.created
+        last = store.last_activity(run.id)
+        wall = (run.finished or last or run.created) - run.created
     work = sum(totals.values())
-    summary = (f"run `{run_name}` took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers); "
+    state = "" if run.finished else " (unfinished: up to its last stored verdict)"
+    summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers); "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})")
-    write(out, "throughput-h200", "Throughput: where a reference run's time goes", True, summary,
+    write(out, "throughput-h200", "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
-           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "run": run_name})
+           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "run": run_name},
+          env=run.environment)
     return True
 
 

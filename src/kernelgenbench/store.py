@@ -346,6 +346,13 @@ class Store:
         row = self._one("SELECT detail FROM timings WHERE attempt_id=?", (attempt_id,))
         return Verdict.from_dict(json.loads(row[0])) if row else None
 
+    def last_activity(self, run_id: int) -> float | None:
+        """When the run's last verdict or timing was stored."""
+        row = self._one("SELECT MAX(x) FROM (SELECT v.created AS x FROM verdicts v JOIN attempts a "
+                        "ON a.id = v.attempt_id WHERE a.run_id=? UNION ALL SELECT t.created FROM timings t "
+                        "JOIN attempts a ON a.id = t.attempt_id WHERE a.run_id=?)", (run_id, run_id))
+        return row[0] if row else None
+
     def untimed_passes(self, run_id: int) -> list[Attempt]:
         """Attempts that passed verification and have no timing yet."""
         return self._attempts("a.run_id=? AND a.id IN (SELECT attempt_id FROM verdicts WHERE status='pass') "

@@ -1,7 +1,7 @@
 # op: aten::mm
 # expect: wrong_result
 # device: cuda
-# evidence: float32
+# evidence: numerical error too large
 # trick 13: fp32 matmul in TF32 (Triton's default for a float32 dot).
 import torch
 import triton

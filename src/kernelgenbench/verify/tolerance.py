@@ -22,8 +22,9 @@ class Comparison:
     figures: ErrorFigures | None = None
 
 
-def _as_real(t: torch.Tensor) -> torch.Tensor:
-    t = t.detach().cpu()
+def _as_real(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Float64 values on `device` (the reference's: a GPU compares gigabytes in milliseconds)."""
+    t = t.detach().to(device)
     if t.is_complex():
         return torch.view_as_real(t.to(torch.complex128)).flatten()
     return t.to(torch.float64).flatten()
@@ -39,7 +40,7 @@ def _first_index(mask: torch.Tensor, shape: torch.Size) -> str:
 
 
 def _exact(out: torch.Tensor, ref: torch.Tensor) -> Comparison:
-    o, r = out.cpu(), ref.cpu().to(out.dtype)
+    o, r = out.detach(), ref.to(device=out.device, dtype=out.dtype)
     if torch.equal(o, r):
         return Comparison(True, "")
     bad = o != r
@@ -62,14 +63,14 @@ def compare(out: torch.Tensor, ref: torch.Tensor, native: torch.Tensor, tol: Tol
     floating = out.dtype.is_floating_point or out.dtype.is_complex
     if not floating:
         return _exact(out, ref)
-    c, r, n = _as_real(out), _as_real(ref), _as_real(native)
+    c, r, n = _as_real(out, ref.device), _as_real(ref, ref.device), _as_real(native, ref.device)
     c_bad, n_bad = ~torch.isfinite(c), ~torch.isfinite(n)
     nonfinite_mismatch = (c_bad != n_bad) | (n_bad & ~((c == n) | (c.isnan() & n.isnan())))
     if bool(nonfinite_mismatch.any()):
         i = int(nonfinite_mismatch.nonzero()[0, 0])
         return Comparison(False, f"non-finite values differ from the native op: {int(nonfinite_mismatch.sum())} "
                                  f"positions (first: flat {i}, got {c[i].item()}, native {n[i].item()})")
-    s = torch.zeros_like(r) if scale is None else _as_real(scale).abs()
+    s = torch.zeros_like(r) if scale is None else _as_real(scale, ref.device).abs()
     keep = ~n_bad & torch.isfinite(r) & torch.isfinite(s)
     if not bool(keep.any()):
         return Comparison(True, "")
