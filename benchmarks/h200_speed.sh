@@ -4,7 +4,9 @@
 # step resumes from it); the store and everything written go to OUTDIR/results.tgz at the end
 # (a device call brings back only a few files).
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
+#   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
+#   corpus    the whole cheat corpus on the GPU
 #   aa        A/A: the native baseline timed against itself on every perf case
 #   fidelity  event time against the profiler's kernel time
 #   run2      a second, independent run of the reference solutions with timing (small tier)
@@ -30,6 +32,9 @@ for step in "$@"; do
   case $step in
     run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
             --db $db --name h200-reference --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
+    gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
+    corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
+              | tee "$out/corpus-cuda.log" ;;
     cheats) $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;

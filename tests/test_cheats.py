@@ -9,7 +9,7 @@ each caught with its status and evidence. Each file's header says what it must g
     # stage: timing              (optional) judged by the timing layer alone (it runs only after a
                                  pass, so the other layers would stop it first)
 
-KGB_CHEAT_DEVICE=cuda runs the whole corpus on the GPU (benchmarks/h200_validation.sh does).
+KGB_CHEAT_DEVICE=cuda runs the whole corpus on the GPU (`bash benchmarks/h200_speed.sh OUT corpus` does).
 """
 
 from __future__ import annotations
