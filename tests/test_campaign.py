@@ -87,3 +87,34 @@ def test_rerunning_a_finished_campaign_judges_nothing_twice(tmp_path):
     assert first.run.id == again.run.id and again.judged == 0 and again.already_judged == 1
     fresh = api.run("files", dir=str(root), ops=["silu"], db=db, device="cpu", fresh=True)
     assert fresh.run.id != first.run.id and fresh.judged == 1
+
+
+def test_timing_phase_times_each_pass_once_and_resumes(tmp_path):
+    """On the CPU the timing layer runs on the host clock (its figures mean nothing here): what is
+    tested is that passes, and only passes, are timed after judging, and a cut phase resumes."""
+    from kernelgenbench import methods
+    from kernelgenbench.execute import run_campaign
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+
+    root = _layout(tmp_path, {"silu": "silu_good", "softmax": "softmax_zeros"})
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+    ops = [registry.get("aten::silu"), registry.get("aten::softmax")]
+
+    def campaign(store):
+        return run_campaign(store, methods.create("files", dir=str(root)), ops, INTERPRETER, name="timed",
+                            plan=Plan(("small",)), timing=quick)
+
+    with Store(tmp_path / "k.db") as store:
+        run = campaign(store).run
+        rows = {r.op: r for r in store.rows(run.id)}
+        assert rows["aten::silu"].status == "pass" and rows["aten::silu"].speedup > 0
+        assert rows["aten::softmax"].status == "wrong_result" and rows["aten::softmax"].speedup is None
+        assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
+        store.db.execute("DELETE FROM timings")  # as if the run had been killed during timing
+        assert [a.op for a in store.untimed_passes(run.id)] == ["aten::silu"]
+        campaign(store)
+        assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
+        assert "## Speed" in api.report(str(tmp_path / "k.db"), "timed", "md")

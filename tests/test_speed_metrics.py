@@ -7,6 +7,7 @@ import math
 import pytest
 
 from kernelgenbench import metrics as m
+from kernelgenbench.store import Row
 
 
 def test_geomean_median_iqm_by_hand():
@@ -56,3 +57,24 @@ def test_pass_at_k_by_hand():
     assert m.pass_at_k(5, 2, 2) == pytest.approx(0.7)
     assert m.pass_at_k(5, 0, 3) == 0.0 and m.pass_at_k(5, 4, 2) == 1.0
     assert math.isclose(m.pass_at_k(10, 3, 10), 1.0)
+
+
+def row(op: str, status: str, speedup: float | None, sample: int = 0, flagged: int = 0) -> Row:
+    return Row("r", op, op.split("::")[0], sample, 0, status, "", None, None, 1, 1.0, speedup=speedup,
+               flagged=flagged)
+
+
+def test_an_operator_speedup_is_its_first_passing_sample():
+    rows = [row("aten::a", "wrong_result", None, 0), row("aten::a", "pass", 2.0, 1), row("aten::a", "pass", 9.0, 2),
+            row("aten::b", "hack_timing", None)]
+    assert m.operator_speedups(rows) == {"aten::a": 2.0, "aten::b": None}
+
+
+def test_speed_summary_by_hand():
+    rows = [row("aten::a", "pass", 4.0), row("aten::b", "pass", 1.0, flagged=2), row("aten::c", "pass", 0.25),
+            row("aten::d", "wrong_result", None)]
+    s = m.speed_summary(rows, "all")
+    assert (s.operators, s.timed, s.flagged_cases) == (4, 3, 2)
+    assert s.speedup.geomean == pytest.approx(1.0) and s.speedup.median == 1.0
+    assert s.fast[0.0] == 0.75 and s.fast[1.0] == 0.25 and s.fast[2.0] == 0.25
+    assert s.ci[0] <= 1.0 <= s.ci[1]
