@@ -88,3 +88,25 @@ def test_run_and_report_in_three_formats(tmp_path):
     assert data["by_source"][0]["clean_passes"] == 1
     csv_lines = kgbench("report", "--db", db, "--format", "csv").stdout.strip().splitlines()
     assert csv_lines[0].startswith("run,source,operator") and len(csv_lines) == 3
+
+
+def test_perf_table_shows_each_case_and_the_operator_speedup():
+    """`verify --perf` needs a GPU; its table is checked here on a stored timing verdict."""
+    from kernelgenbench import cli
+    from kernelgenbench.verify.timing import CaseTiming, Stats
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    cases = [CaseTiming(f"silu: case {i}", "silu", Stats(100.0, 95.0, 105.0, 100), Stats(t, t, t, 100), 120.0,
+                        t + 20, 30.0, "events").to_dict() for i, t in enumerate((50.0, 200.0))]
+    v = Verdict(op="aten::silu", status=Status.PASS, reason="2 cases timed", layer="timing",
+                extra={"timing": {"cases": cases, "clock": {"device": "NVIDIA H200", "flush_bytes": 2 ** 27}}})
+    width = cli.out.width
+    cli.out.width = 200
+    try:
+        with cli.out.capture() as captured:
+            cli._print_timing(v)
+    finally:
+        cli.out.width = width
+    text = captured.get()
+    assert "silu: case 0" in text and "2.000" in text and "0.500" in text
+    assert "operator speed-up (geometric mean of 2 cases): 1.000x" in text and "128 MiB" in text
