@@ -202,6 +202,14 @@ class CaseTimer:
             out = fn()
         return graph.replay, out
 
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        """One candidate call with its registration in place, and nothing else: the harness's own
+        tensor work (checks, refills) must never reach the candidate through the dispatcher."""
+        with self.binding:
+            out = fn()
+            self._sync()
+        return out
+
     def _side(self, side: str) -> AbstractContextManager[Any]:
         """The candidate runs with its registration in place; the baseline never does. Sides
         alternate in blocks, so registering stays outside every timed region."""
@@ -223,15 +231,14 @@ class CaseTimer:
             if pristine:
                 _refill(sets[i], pristine[i])
 
-        with self.binding:  # warm-up: compiles, autotunes, and must be right
-            for i, call in enumerate(candidate):
-                for _ in range(self.config.warmup):
-                    restore(i)
-                    result = call()
-                    self._sync()
-                problem = _check(self.op, outputs_of(ov, result, sets[i]), expected[i])
-                if problem:
-                    raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
+        for i in range(len(sets)):  # warm-up: compiles, autotunes, and must be right
+            for _ in range(self.config.warmup):
+                restore(i)
+                result = self._call(candidate[i])
+            problem = _check(self.op, outputs_of(ov, result, sets[i]), expected[i])
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
+        with self.binding:
             host_c = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(3))
         for call in native:
             for _ in range(self.config.warmup):
@@ -294,22 +301,18 @@ class CaseTimer:
             raise TimingFailure(Status.HACK_TIMING, f"the events say {cand.median_us:.1f} us but the host clock "
                                                     f"waited {waited_c - latency:.1f} us for the device")
 
-        with self.binding:
-            for i in range(len(sets)):  # the timed calls' own outputs
-                if ov.writes or i not in last:
-                    restore(i)
-                    out = candidate[i]()
-                    self._sync()
-                else:
-                    out = graph_outputs[i] if graph_outputs else last[i]
-                problem = _check(self.op, outputs_of(ov, out, sets[i]), expected[i])
-                if problem:
-                    raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
-            _refill(sets[0], case_inputs(case, self.seed, self.device, salt=0x5A5A5A))
+        for i in range(len(sets)):  # the timed calls' own outputs
+            if ov.writes or i not in last:
+                restore(i)
+                out = self._call(candidate[i])
+            else:
+                out = graph_outputs[i] if graph_outputs else last[i]
+            problem = _check(self.op, outputs_of(ov, out, sets[i]), expected[i])
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
+        _refill(sets[0], case_inputs(case, self.seed, self.device, salt=0x5A5A5A))
         truth = expected_outputs(self.op, ov, sets[0], self.device)
-        with self.binding:
-            out = candidate[0]()
-            self._sync()
+        out = self._call(candidate[0])
         problem = _check(self.op, outputs_of(ov, out, sets[0]), truth)
         if problem:
             raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
