@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs kernelgenbench and prints the Python to run it with.
 # A Python that already has torch and triton (a GPU machine's) is used as it is; otherwise a
-# .venv is made with the CPU build of torch, and Triton runs in its interpreter.
+# .venv is made with the CPU build of torch and the GPU machine's Triton (3.6.0), which runs in
+# its interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${PYTHON:-python3}
@@ -18,6 +19,9 @@ else
   [ -x .venv/bin/python ] || "$base" -m venv .venv >&2
   py=$PWD/.venv/bin/python
   "$py" -c "import torch" >/dev/null 2>&1 || "$py" -m pip install -q "torch==${KGB_TORCH:-2.13.0}" >&2
+  # the GPU machine's Triton, so the interpreter here runs the same frontend
+  "$py" -c "import triton, sys; sys.exit(triton.__version__ != '${KGB_TRITON:-3.6.0}')" >/dev/null 2>&1 ||
+    "$py" -m pip install -q "triton==${KGB_TRITON:-3.6.0}" >&2
   "$py" -m pip install -q -e ".[test]" >&2
 fi
 echo "$py"
