@@ -49,9 +49,14 @@ class Sample:
 
 
 class Clock(Protocol):
+    """What the timing layer needs of a clock; CudaClock is the one results come from."""
+
     name: str
 
+    def hide_launch(self, host_us: float) -> None: ...
     def measure(self, fn: Callable[[], Any]) -> tuple[Sample, Any]: ...
+    def wall(self, fn: Callable[[], Any]) -> tuple[float, float]: ...
+    def bandwidth(self) -> float | None: ...
     def describe(self) -> dict[str, Any]: ...
 
 
@@ -195,5 +200,5 @@ class HostClock:
         return {"clock": self.name}
 
 
-def clock_for(device: str) -> CudaClock | HostClock:
+def clock_for(device: str) -> Clock:
     return CudaClock(device) if device.startswith("cuda") else HostClock()

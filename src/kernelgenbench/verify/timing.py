@@ -25,7 +25,7 @@ import torch
 from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
-from .clock import CudaClock, HostClock, Sample, tampered
+from .clock import Clock, CudaClock, Sample, tampered
 from .correctness import case_inputs, expected_outputs, outputs_of
 from .tolerance import compare
 from .verdict import Status, Verdict
@@ -169,7 +169,7 @@ class CaseTimer:
     """Times the perf cases of one operator: native baseline against the bound candidate."""
 
     def __init__(self, op: Operator, binding: Binding, device: str, seed: int, config: TimingConfig,
-                 clock: CudaClock | HostClock):
+                 clock: Clock):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
         self.config, self.clock = config, clock
         self._bandwidth: float | None = None
