@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import torch
@@ -172,14 +173,11 @@ class CaseTimer:
                  clock: Clock):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
         self.config, self.clock = config, clock
-        self._bandwidth: float | None = None
-        self._bandwidth_known = False
 
-    @property
+    @cached_property
     def bandwidth(self) -> float | None:
-        if not self._bandwidth_known:
-            self._bandwidth, self._bandwidth_known = self.clock.bandwidth(), True
-        return self._bandwidth
+        """Measured once per operator, on first need."""
+        return self.clock.bandwidth()
 
     def _candidate(self, ov: Overload, values: dict[str, Any]) -> Callable[[], Any]:
         """The candidate's call; run it inside `with self.binding` (ATen: registered there)."""
