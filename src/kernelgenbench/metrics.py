@@ -39,10 +39,13 @@ def summarize(rows: Iterable[Row], group: str) -> Summary:
                    dict(sorted(statuses.items())))
 
 
+def _sources(rows: list[Row]) -> list[str]:
+    return sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
+
+
 def by_source(rows: Iterable[Row]) -> list[Summary]:
     rows = list(rows)
-    sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
-    return [summarize([r for r in rows if r.source == s], s) for s in sources] + [summarize(rows, "all")]
+    return [summarize([r for r in rows if r.source == s], s) for s in _sources(rows)] + [summarize(rows, "all")]
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -259,8 +262,7 @@ def speed_summary(rows: Iterable[Row], group: str, *, seed: int = 0) -> SpeedSum
 
 def speed_by_source(rows: Iterable[Row]) -> list[SpeedSummary]:
     rows = list(rows)
-    sources = sorted({r.source for r in rows}, key=lambda s: ("aten", "vllm", "cublas").index(s))
-    return [speed_summary([r for r in rows if r.source == s], s) for s in sources] + [speed_summary(rows, "all")]
+    return [speed_summary([r for r in rows if r.source == s], s) for s in _sources(rows)] + [speed_summary(rows, "all")]
 
 
 @dataclass(frozen=True)

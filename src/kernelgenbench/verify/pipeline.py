@@ -128,11 +128,10 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
             results.append(CaseResult(case.name, case.overload, case.visibility, e.status, e.reason))
             return verdict(e.status, e.reason, failing_case=case.name, cases=tuple(results))
         except Exception as e:  # noqa: BLE001 - whatever the candidate raises is a verdict
-            if is_device_fault(e):
-                raise
+            status = Status.CRASH if is_device_fault(e) else Status.RUNTIME_ERROR
             reason = f"during timing: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
-            results.append(CaseResult(case.name, case.overload, case.visibility, Status.RUNTIME_ERROR, reason))
-            return verdict(Status.RUNTIME_ERROR, reason, failing_case=case.name, cases=tuple(results))
+            results.append(CaseResult(case.name, case.overload, case.visibility, status, reason))
+            return verdict(status, reason, failing_case=case.name, cases=tuple(results))
         timings.append(timing)
         results.append(CaseResult(case.name, case.overload, case.visibility, Status.PASS,
                                   f"{timing.speedup:.3g}x", seconds=time.perf_counter() - t0))
