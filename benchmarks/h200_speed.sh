@@ -9,6 +9,7 @@
 #   corpus    the whole cheat corpus on the GPU
 #   aa        A/A: the native baseline timed against itself on every perf case
 #   fidelity  event time against the profiler's kernel time
+#   graph     CUDA-graph timing mode on a few operators (small tier), with its report
 #   run2      a second, independent run of the reference solutions with timing (small tier)
 #   record    report, repeatability and throughput files from the store
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
@@ -39,6 +40,10 @@ for step in "$@"; do
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
     fidelity) $t "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
+    graph) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf --graph --tiers small \
+             --ops "${KGB_GRAPH_OPS:-aten::add,aten::softmax,aten::mean,vllm::rms_norm,cublas::cublasSaxpy_v2}" \
+             --db $db --name h200-graph --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/graph.log"
+           "$py" benchmarks/record_run.py --db $db --run h200-graph --out "$out" --tag graph-h200 ;;
     run2) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
             --tiers small --db $db --name h200-rep2 --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run2.log" ;;
     record)

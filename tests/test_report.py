@@ -19,8 +19,9 @@ from kernelgenbench.verify.verdict import Status, Verdict
 def timed(op: str, speedups: list[float], status: Status = Status.PASS, floor: float | None = None) -> Verdict:
     cases = [CaseTiming(f"case {i}", op, Stats(100.0, 90.0, 110.0, 100), Stats(100.0 / s, 1.0, 2.0, 100),
                         100.0, 100.0 / s, floor, "events").to_dict() for i, s in enumerate(speedups)]
+    baseline = "reference" if op.startswith("vllm::") else "library"
     return Verdict(op=op, status=status, reason="timed" if status is Status.PASS else "thread(s) started",
-                   layer="timing", extra={"timing": {"cases": cases, "clock": {}}})
+                   layer="timing", extra={"timing": {"cases": cases, "clock": {}, "baseline": baseline}})
 
 
 def make_run(store: Store, name: str, results: dict[str, tuple[Status, list[float] | None]]) -> None:
@@ -78,6 +79,15 @@ def test_markdown_tables_are_well_formed_and_carry_the_speed_view(db):
     assert ops["cublas::cublasSaxpy_v2"]["speed-up (x)"] == ""
 
 
+def test_a_speed_up_over_a_stand_in_baseline_is_named_as_such(db):
+    text = api.report(db, "a", "md")
+    ops = {row[0]: dict(zip(md_tables(text)[2][0], row)) for row in md_tables(text)[2][2:]}
+    assert ops["aten::add"]["speed-up over"] == "library kernel"
+    assert ops["vllm::rms_norm"]["speed-up over"] == "torch reference"
+    assert ops["cublas::cublasSaxpy_v2"]["speed-up over"] == ""  # not timed
+    assert "no library kernel was importable: vllm::rms_norm;" in text
+
+
 def test_failed_timing_overrides_a_passed_verification(db):
     ops = {row["op"]: row for row in json.loads(api.report(db, "b", "json"))["operators"]}
     assert ops["aten::mm"]["status"] == "hack_timing"
@@ -106,6 +116,7 @@ def test_comparison_uses_only_the_matched_set(db):
     assert rows["a"]["matched set (operators)"] == "2"  # add and rms_norm: passed and timed by both
     assert rows["a"]["speed-up geomean on matched set (x)"] == f"{math.sqrt(4.0 * 0.5):.3f}"
     assert rows["b"]["speed-up geomean on matched set (x)"] == f"{math.sqrt(1.0 * 2.0):.3f}"
+    assert rows["a"]["method"] == "files" and rows["a"]["timed with"] == "CUDA events"
     parsed = list(csv.reader(io.StringIO(api.report(db, ["a", "b"], "csv"))))
     assert len(parsed) == 3 and all(len(r) == len(parsed[0]) for r in parsed)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from kernelgenbench import api, platforms
 from kernelgenbench.methods.files import candidate_path
 from kernelgenbench.methods.reference import solutions_dir
 from kernelgenbench.platforms import INTERPRETER
@@ -63,3 +64,12 @@ def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
     assert all(t.candidate.n == 3 and t.baseline.n == 3 and t.candidate.median_us > 0 for t in timed)
     assert operator_speedup(v) is not None and operator_speedup(v) > 0
     assert v.extra["phases"]["work_s"] > 0
+    # on the CPU only ATen has its library kernel; vLLM and cuBLAS are timed against the torch stand-in
+    assert v.extra["timing"]["baseline"] == ("library" if op.startswith("aten::") else "reference")
+
+
+@pytest.mark.parametrize(("gpus", "perf", "timed"), [(1, None, True), (1, False, False), (0, None, False)])
+def test_a_run_on_a_gpu_is_timed_unless_told_not_to(monkeypatch, gpus, perf, timed):
+    monkeypatch.setattr(platforms, "_cuda_count", lambda: gpus)
+    platform, timing = api.platform_and_timing(None, perf)
+    assert (platform.name, timing) == ("cuda" if gpus else "interpreter", timed)

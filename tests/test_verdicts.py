@@ -105,3 +105,23 @@ def test_noop_fails_an_in_place_float64_routine(candidate):
     # Regression: the float64 reference must never run on the candidate's own buffers.
     v = judge(candidate("dgemv_noop"), "cublas::cublasDgemv_v2")
     assert v.status is Status.WRONG_RESULT, v.reason
+
+
+def test_ghost_replay_poisons_every_uninitialised_allocation_of_the_candidate():
+    """A 0-d float16 output once read as right with the kernels skipped: the CPU allocator had
+    written its bookkeeping into the freed block, and those two bytes happened to be close."""
+    import torch
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+    from kernelgenbench.verify.launches import LaunchMonitor
+
+    monitor = LaunchMonitor()
+    with monitor.poison_fresh_memory():  # a normal run: the candidate's allocations are left alone
+        assert _get_current_dispatch_mode() is None
+    with monitor.ghosting(), monitor.poison_fresh_memory():
+        half = torch.empty((), dtype=torch.float16)
+        single = torch.empty_like(torch.ones(3, 5).t())
+        ints = torch.ones(4, dtype=torch.int32).new_empty(7)
+    assert half.view(torch.int16).item() == 0x7F7F  # NaN
+    assert torch.all(single == torch.tensor(0x7F7F7F7F, dtype=torch.int32).view(torch.float32))
+    assert ints.tolist() == [0x7F7F7F7F] * 7

@@ -72,6 +72,15 @@ def time_platform(device: str | None) -> Platform:
     return platform
 
 
+def platform_and_timing(device: str | None, perf: bool | None) -> tuple[Platform, bool]:
+    """Timing is asked for, refused, or by default on exactly when the run is on a GPU: speed is
+    half of a result, and the interpreter's times mean nothing."""
+    if perf:
+        return time_platform(device), True
+    platform = detect(device)
+    return platform, platform.name == "cuda" if perf is None else False
+
+
 def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:
     if not tiers:
         return default
@@ -82,7 +91,7 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
-                                     "perf": False, "graph": False}
+                                     "perf": None, "graph": False}
 
 
 def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
@@ -98,7 +107,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     here win over it. `method_options` go to the method (model, provider, samples, agent, ...);
     one the method does not take is refused. The method's own check (API key, reachable
     endpoint, agent command) runs before the store is opened, so a bad setup stores nothing.
-    `perf` times every passing candidate afterwards (GPU only; `graph` replays CUDA graphs);
+    `perf` times every passing candidate afterwards (GPU only, and there the default; `graph`
+    replays CUDA graphs);
     `tiers` picks the correctness size tiers (default: all the platform affords).
     """
     try:
@@ -118,7 +128,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     if not chosen:
         raise UsageError("no specified operator matches the selection")
     m = methods.create(campaign["method"], **options)
-    platform = time_platform(campaign["device"]) if campaign["perf"] else detect(campaign["device"])
+    platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
     plan = Plan(_tiers(campaign["tiers"], platform.sizes))
     timing = TimingConfig(graph=bool(campaign["graph"])) if campaign["perf"] else None
     m.check()
@@ -158,7 +168,7 @@ def report(db: str | Path, run_ref: str | list[str] | None = None, fmt: str = "m
             runs.append(found)
         if len(runs) == 1:
             return render(runs[0], list(store.rows(runs[0].id)), fmt)
-        return render_comparison({r.name: list(store.rows(r.id)) for r in runs}, fmt)
+        return render_comparison([(r, list(store.rows(r.id))) for r in runs], fmt)
 
 
 def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,

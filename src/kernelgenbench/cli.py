@@ -129,7 +129,9 @@ def _print_timing(v: Verdict) -> None:
     clock = timing.get("clock", {})
     speedup = operator_speedup(v)
     figure = f"{speedup:.3f}x" if speedup is not None else "none (timing failed)"
-    out.print(f"operator speed-up (geometric mean of {len(cases)} cases): {figure}; {cases[0].mode} on "
+    over = {"library": "the library kernel", "reference": "the torch reference (no library kernel importable)"}
+    out.print(f"operator speed-up (geometric mean of {len(cases)} cases) over "
+              f"{over.get(timing.get('baseline', ''), 'the native baseline')}: {figure}; {cases[0].mode} on "
               f"{clock.get('device', '?')}, L2 flushed with {clock.get('flush_bytes', 0) / 2**20:.0f} MiB")
 
 
@@ -192,8 +194,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                                             "with {prompt} or {task_file}"),
         budget: Optional[float] = typer.Option(None, help="agent: wall-clock seconds per operator "
                                                "(default: 1800)"),
-        perf: Optional[bool] = typer.Option(None, "--perf", help="time every passing candidate against the "
-                                            "native baseline afterwards (GPU)"),
+        perf: Optional[bool] = typer.Option(None, "--perf/--no-perf", help="time every passing candidate against "
+                                            "the native baseline afterwards (GPU only; default there)"),
         graph: Optional[bool] = typer.Option(None, "--graph", help="with --perf: replay CUDA graphs"),
         tiers: Optional[str] = typer.Option(None, help="correctness size tiers, e.g. small,large (default: "
                                             "all the platform affords)")) -> None:
@@ -245,7 +247,8 @@ def report(runs: Optional[list[str]] = typer.Argument(None, metavar="[RUN]...",
            db: str = typer.Option("kgbench.db", help="SQLite store"),
            fmt: str = typer.Option("md", "--format", help="md, json or csv")) -> None:
     """Render a run's results (per source, speed, per operator); several runs: a matched-set comparison."""
-    print(api.report(db, runs or None, fmt))
+    text = api.report(db, runs or None, fmt)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")  # a blank CSV row would be a row
 
 
 @app.command()

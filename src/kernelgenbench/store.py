@@ -144,6 +144,7 @@ class Row:
     wall_s: float | None = None
     speedup: float | None = None  # the operator's speed-up over the native baseline, when timed and passed
     flagged: int = 0  # timed cases faster than the memory-bandwidth floor
+    baseline: str | None = None  # what the timing ran against: "library", or "reference" (the torch stand-in)
 
 
 @dataclass(frozen=True)
@@ -373,8 +374,9 @@ class Store:
              "WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
         for r in self._q(q, (run_id,)):
             detail = json.loads(r[15]) if r[15] else {}
-            flagged = sum(1 for c in detail.get("extra", {}).get("timing", {}).get("cases", []) if c.get("flags"))
-            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged)
+            timing = detail.get("extra", {}).get("timing", {})
+            flagged = sum(1 for c in timing.get("cases", []) if c.get("flags"))
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged, baseline=timing.get("baseline"))
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""

@@ -76,10 +76,19 @@ def _speed_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
     return header, [row(s) for s in speed_by_source(rows)]
 
 
-def _comparison_table(comparisons: list[Comparison]) -> tuple[list[str], list[list[Any]]]:
-    header = ["run", "operators", "clean passes", "matched set (operators)", "speed-up geomean on matched set (x)",
-              "95% CI low (x)", "95% CI high (x)", "median (x)", "IQM (x)"]
-    body = [[c.run, c.operators, c.clean_passes, c.matched, _x(c.speedup and c.speedup.geomean),
+def _timed_with(run: Run, rows: list[Row]) -> str:
+    if not _timed(rows):
+        return ""
+    return "CUDA graphs" if run.config.get("timing", {}).get("graph") else "CUDA events"
+
+
+def _comparison_table(comparisons: list[Comparison], runs: dict[str, Run],
+                      rows_by_run: dict[str, list[Row]]) -> tuple[list[str], list[list[Any]]]:
+    header = ["run", "method", "timed with", "operators", "clean passes", "matched set (operators)",
+              "speed-up geomean on matched set (x)", "95% CI low (x)", "95% CI high (x)", "median (x)", "IQM (x)"]
+    body = [[c.run, runs[c.run].method + _model(runs[c.run]).replace("`", ""),
+             _timed_with(runs[c.run], rows_by_run[c.run]), c.operators, c.clean_passes, c.matched,
+             _x(c.speedup and c.speedup.geomean),
              _x(c.ci and c.ci[0]), _x(c.ci and c.ci[1]), _x(c.speedup and c.speedup.median),
              _x(c.speedup and c.speedup.iqm)] for c in comparisons]
     return header, body
@@ -98,11 +107,25 @@ def _cost_table(costs: list[Cost]) -> tuple[list[str], list[list[Any]]]:
     return header, body
 
 
+BASELINE_NAMES = {"library": "library kernel", "reference": "torch reference"}
+
+
+def _stand_ins(rows: list[Row]) -> str:
+    """Names the operators whose speed-up is over the torch reference (no library kernel was
+    importable, e.g. vLLM): their figures say little about beating production kernels."""
+    ops = sorted({r.op for r in rows if r.speedup is not None and r.baseline == "reference"})
+    if not ops:
+        return ""
+    return (f" Timed against the torch reference in the working dtype, as no library kernel was importable: "
+            f"{', '.join(ops)}; their speed-ups are not over production kernels.")
+
+
 def _operator_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
     header = ["operator", "sample", "round", "status", "cases", "worst error / tolerance", "speed-up (x)",
-              "time (s)", "tokens in/out", "failing case", "reason"]
+              "speed-up over", "time (s)", "tokens in/out", "failing case", "reason"]
     body = [[r.op, r.sample, r.round, r.status or "pending", r.n_cases if r.n_cases is not None else "",
              "" if r.worst_ratio is None else f"{r.worst_ratio:.3g}", _x(r.speedup),
+             BASELINE_NAMES.get(r.baseline or "", "") if r.speedup is not None else "",
              "" if r.seconds is None else f"{r.seconds:.1f}",
              "" if r.tokens_in is None else f"{r.tokens_in}/{r.tokens_out}", r.failing_case or "",
              (r.reason or "").replace("|", "/").replace("\n", " ")] for r in rows]
@@ -132,7 +155,8 @@ def _markdown(run: Run, rows: list[Row]) -> str:
         mode = "CUDA-graph replays" if run.config.get("timing", {}).get("graph") else "CUDA events"
         parts += ["## Speed", "", f"Speed-up over the native baseline, timed with {mode}: per operator the geometric "
                   "mean over its performance cases, per group the geometric mean over passed operators; a case "
-                  "faster than the memory-bandwidth floor counts only up to it.", "", _md_table(*_speed_table(rows)),
+                  f"faster than the memory-bandwidth floor counts only up to it.{_stand_ins(rows)}", "",
+                  _md_table(*_speed_table(rows)),
                   ""]
     costs = cost_by_source(rows, _prices(run))
     if any(c.generated for c in costs):
@@ -183,9 +207,10 @@ def render(run: Run, rows: list[Row], fmt: str = "md") -> str:
     return FORMATS[fmt](run, rows)
 
 
-def render_comparison(rows_by_run: dict[str, list[Row]], fmt: str = "md") -> str:
+def render_comparison(runs: list[tuple[Run, list[Row]]], fmt: str = "md") -> str:
     """Several runs side by side: accuracy, and speed on the operators every one of them passed."""
-    header, body = _comparison_table(compare_runs(rows_by_run))
+    rows_by_run = {run.name: rows for run, rows in runs}
+    header, body = _comparison_table(compare_runs(rows_by_run), {run.name: run for run, _ in runs}, rows_by_run)
     if fmt == "json":
         return json.dumps([dict(zip(header, line)) for line in body], indent=2)
     if fmt == "csv":

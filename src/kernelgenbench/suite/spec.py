@@ -190,3 +190,8 @@ class Operator:
             if fn is not None:
                 return fn
         return ov.reference
+
+    def native_is_library(self, device: str) -> bool:
+        """Whether speed-ups are over a library kernel rather than the stand-in torch reference
+        (e.g. vLLM not importable): a report must say which."""
+        return self.baseline is not None and all(self.baseline(device, ov) is not None for ov in self.overloads)

@@ -3,14 +3,22 @@
 The op trace ignores torch operators issued while a launch is in progress (the interpreter
 copies tensors to and from the host), and the ghost replay turns every launch into a no-op.
 Both hook the one entry every launch goes through: `run` of a jit or interpreted function.
+During the ghost replay, memory the candidate allocates uninitialised is poisoned as well.
 """
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
+POISON_BYTE = 0x7F  # float32/bfloat16 3.4e38, float16 NaN, int32 2.1e9: never a plausible answer
 
 
 @dataclass
@@ -23,6 +31,13 @@ class LaunchMonitor:
     @property
     def inside(self) -> bool:
         return self.depth > 0
+
+    def poison_fresh_memory(self) -> AbstractContextManager[Any]:
+        """Entered inside the candidate: while ghosting, its uninitialised allocations hold the
+        poison. A freed block may hold anything, and on the CPU the allocator's own bookkeeping
+        overwrites a small block's first bytes, so with the kernels skipped a 0-d output could
+        read as right by chance."""
+        return _PoisonFresh() if self.ghost else nullcontext()
 
     @contextmanager
     def ghosting(self) -> Iterator[None]:
@@ -50,6 +65,33 @@ class LaunchMonitor:
 
         run.__wrapped__ = original  # type: ignore[attr-defined]
         return run
+
+
+class _PoisonFresh(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001 - torch's protocol
+        out = func(*args, **(kwargs or {}))
+        if func._schema.name.split("::", 1)[-1] in UNINITIALISED and isinstance(out, torch.Tensor):
+            poison(out)
+        return out
+
+
+def poison(t: torch.Tensor) -> None:
+    """Overwrite a tensor's whole storage byte by byte without the dispatcher (where the candidate
+    of a fill or copy operator may be registered)."""
+    storage = t.untyped_storage()
+    if not storage.nbytes():
+        return
+    if t.device.type == "cpu":
+        ctypes.memset(storage.data_ptr(), POISON_BYTE, storage.nbytes())
+        return
+    from .clock import _cudart
+
+    lib = _cudart()
+    if lib is None:
+        raise RuntimeError("no CUDA runtime to poison device memory with")
+    stream = torch.cuda.current_stream(t.device).cuda_stream
+    if lib.cudaMemsetAsync(storage.data_ptr(), POISON_BYTE, storage.nbytes(), stream) != 0:
+        raise RuntimeError("cudaMemsetAsync failed")
 
 
 _MONITOR: LaunchMonitor | None = None

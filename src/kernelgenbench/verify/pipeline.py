@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -70,7 +70,16 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     if monitor is not None and "trace" in plan.checks:
         own = frozenset(f"aten::{ov.name}" for ov in op.overloads) if op.source == "aten" else frozenset()
         trace = OpTrace(op.name, monitor, own)
-    around = trace.mode if trace is not None else nullcontext
+
+    def around() -> ExitStack:
+        """Inside every call of a candidate function: the op trace, and the ghost replay's poison."""
+        stack = ExitStack()
+        if trace is not None:
+            stack.enter_context(trace.mode())
+        if monitor is not None:
+            stack.enter_context(monitor.poison_fresh_memory())
+        return stack
+
     runner = CaseRunner(op, binding_for(op, functions, device, around), device, seed,
                         monitor=monitor, ghost="ghost" in plan.checks, trace=trace,
                         profile="profile" in plan.checks)
@@ -107,7 +116,8 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
 
     def verdict(status: Status, reason: str, **kw) -> Verdict:
         extra = {"timing": {"cases": [t.to_dict() for t in timings], "clock": clock.describe(),
-                            "config": asdict(config)}}
+                            "config": asdict(config),
+                            "baseline": "library" if op.native_is_library(device) else "reference"}}
         return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform, layer="timing",
                        seconds=time.perf_counter() - start, extra=extra, **kw)
 
