@@ -19,6 +19,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 import torch
@@ -60,7 +61,8 @@ class Clock(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
-def _cudart() -> Any | None:
+@cache
+def cuda_runtime() -> Any | None:
     """The CUDA runtime torch already loaded, for what torch does not expose (resetting persisting
     L2 lines) or should not see (the flush: a memset that never passes through the dispatcher,
     where a candidate for a fill operator is registered while it is timed)."""
@@ -99,7 +101,7 @@ class CudaClock:
     def _working_cudart(self) -> Any | None:
         """The runtime, if its memset really clears the flush buffer on torch's stream; else None
         (the flush then goes through torch)."""
-        lib = _cudart()
+        lib = cuda_runtime()
         if lib is None:
             return None
         self.flush_buffer.fill_(1)

@@ -67,10 +67,15 @@ class LaunchMonitor:
         return run
 
 
+def op_name(func: Any) -> str:
+    """`empty` for aten::empty.memory_format: what a dispatch mode sees, without namespace and overload."""
+    return func._schema.name.split("::", 1)[-1]
+
+
 class _PoisonFresh(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001 - torch's protocol
         out = func(*args, **(kwargs or {}))
-        if func._schema.name.split("::", 1)[-1] in UNINITIALISED and isinstance(out, torch.Tensor):
+        if op_name(func) in UNINITIALISED and isinstance(out, torch.Tensor):
             poison(out)
         return out
 
@@ -84,9 +89,9 @@ def poison(t: torch.Tensor) -> None:
     if t.device.type == "cpu":
         ctypes.memset(storage.data_ptr(), POISON_BYTE, storage.nbytes())
         return
-    from .clock import _cudart
+    from .clock import cuda_runtime
 
-    lib = _cudart()
+    lib = cuda_runtime()
     if lib is None:
         raise RuntimeError("no CUDA runtime to poison device memory with")
     stream = torch.cuda.current_stream(t.device).cuda_stream

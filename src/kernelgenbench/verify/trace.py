@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from .launches import LaunchMonitor
+from .launches import LaunchMonitor, op_name
 
 ALLOCATION = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
               "new_zeros", "zero_", "lift_fresh", "lift_fresh_copy", "scalar_tensor"}
@@ -30,10 +29,6 @@ LAYOUT = {"clone", "contiguous", "copy_", "_to_copy"}
 COPY_OPS = {"clone", "contiguous", "copy_", "_to_copy", "to", "_copy_from", "copy"}
 FILL_OPS = {"zeros", "zeros_like", "zero_", "fill_", "full", "full_like", "ones", "ones_like", "new_ones",
             "new_zeros", "new_full", "scalar_tensor"}
-
-
-def _op_name(func: Any) -> str:
-    return func._schema.name.split("::", 1)[-1]
 
 
 def _same_dtype_copy(name: str, args: tuple, kwargs: dict) -> bool:
@@ -84,7 +79,7 @@ class _Mode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001 - torch's protocol
         kwargs = kwargs or {}
         if not self.trace.monitor.inside:
-            name = _op_name(func)
+            name = op_name(func)
             qualified = f"aten::{name}.{func._overloadname}" if func._overloadname != "default" else f"aten::{name}"
             if not self.trace.allowed(name, qualified, args, kwargs):
                 self.trace.forbidden[qualified] += 1
