@@ -1,68 +1,179 @@
-"""L1 on its own: what host code may do, and what it may not, with the line of each finding."""
+"""L1 and L4 on their own: what host code may do, what it may not, and the rule each finding names.
+
+Both layers read the one table in `verify/rules.py`; the honest idioms here are the ones models
+and people write (copies into `out`, output casts, fills, libdevice, self-tests), and none of
+them may be called a hack.
+"""
 
 from __future__ import annotations
 
 import pytest
+import torch
 
+from kernelgenbench.verify.launches import LaunchMonitor
+from kernelgenbench.verify.rules import RULES, cast_computes, explain, judge_aten
 from kernelgenbench.verify.static import scan
+from kernelgenbench.verify.trace import OpTrace
 
-ALLOWED = '''
+IDIOMATIC = '''"""A module docstring, as models write them."""
+from __future__ import annotations
+
 import math
+from typing import Optional, Tuple
+
 import torch
 import triton
+import triton as tr
 import triton.language as tl
+from triton.language.extra import libdevice
 
 CONFIGS = {"BLOCK": 128}
+_TL = {torch.float16: tl.float16, torch.float32: tl.float32}
 
 
-@triton.jit
+@tr.jit
 def _k(x, o, n, BLOCK: tl.constexpr):
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     v = tl.load(x + i, mask=i < n)
-    tl.store(o + i, tl.exp(v) @ v if False else v.to(tl.float32).sum(), mask=i < n)
+    tl.store(o + i, libdevice.rsqrt(v) @ v if False else v.to(tl.float32).sum(), mask=i < n)
 
 
-def op(self, dim, out=None):
-    shape = list(self.shape)
-    shape[dim] = 1
-    x = self.contiguous().view(-1)
-    out = torch.empty(shape, dtype=torch.promote_types(self.dtype, torch.float32), device=self.device)
+def _launch(x: torch.Tensor, out: torch.Tensor) -> None:
     grid = (triton.cdiv(x.numel(), CONFIGS["BLOCK"]),)
     _k[grid](x, out, x.numel(), BLOCK=triton.next_power_of_2(max(1, math.ceil(x.numel() / 4))))
+
+
+@torch.no_grad()
+def op(self: torch.Tensor, dim: int, out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    shape = list(self.shape)
+    shape[dim] = 1
+    dims = sorted(shape)
+    dims.sort()
+    sizes = {"a": 1}
+    total = sum(sizes.values())
+    x = self.contiguous().view(-1).float()
+    a, b = torch.broadcast_tensors(x, x)
+    acc = torch.zeros(shape, dtype=torch.float32, device=self.device)
+    buf = torch.empty_like(x, memory_format=torch.contiguous_format)
+    filled = torch.full((total,), -math.inf, device=self.device).new_zeros(2)
+    with torch.cuda.device(self.device):
+        _launch(x, acc)
+    y = acc.to(torch.promote_types(self.dtype, torch.float32))
+    if out is None:
+        return y
+    out.resize_(y.shape)
+    out.copy_(y)
     return out
+
+
+if __name__ == "__main__":
+    t = torch.randn(4, 5, device="cuda")
+    torch.testing.assert_close(op(t, 0), t.sum(0, keepdim=True))
+    print(torch.allclose(op(t, 0), t.exp()))
 '''
 
 
 def test_idiomatic_host_code_is_clean():
-    assert scan(ALLOWED) == []
+    assert scan(IDIOMATIC) == [], [f.describe() for f in scan(IDIOMATIC)]
 
 
 @pytest.mark.parametrize("code, rule", [
-    ("import torch\ndef f(x):\n    return x.sum()\n", "tensor-compute"),
-    ("import torch\ndef f(x):\n    return torch.exp(x)\n", "torch-compute"),
-    ("import torch\ndef f(x, w):\n    return x @ w\n", "tensor-compute"),
-    ("import torch as T\ndef f(x):\n    return T.nn.functional.silu(x)\n", "torch-compute"),
+    ("import torch\ndef f(x):\n    return x.sum()\n", "host-compute"),
+    ("import torch\ndef f(x):\n    return torch.exp(x)\n", "host-compute"),
+    ("import torch\ndef f(x, w):\n    return x @ w\n", "host-compute"),
+    ("import torch as T\ndef f(x):\n    return T.nn.functional.silu(x)\n", "host-compute"),
     ("import torch\ndef f(x):\n    return getattr(torch, 'soft' + 'max')(x, 0)\n", "dynamic-code"),
-    ("import torch\ndef f(x):\n    return getattr(x, 'exp')()\n", "tensor-compute"),
+    ("import torch\ndef f(x):\n    return getattr(x, 'exp')()\n", "host-compute"),
     ("import torch\ndef f(x):\n    return x.__class__\n", "dunder"),
     ("import torch\ntorch.allclose = None\n", "monkey-patch"),
     ("import torch\n_c = {}\n", "module-state"),
     ("import torch\nC = dict(a=1)\ndef f(k):\n    C[k] = 1\n", "module-state"),
     ("import torch\ndef f():\n    global X\n", "module-state"),
     ("import os\n", "import"),
-    ("from torch import nn\n", "torch-compute"),
+    ("from torch import nn\n", "host-compute"),
     ("import torch\ndef f(x):\n    return x.data_ptr()\n", "pointer-key"),
     ("import torch\nclass T(torch.Tensor):\n    pass\n", "class"),
     ("import torch\ndef f(x):\n    try:\n        pass\n    except Exception:\n        pass\n", "fallback"),
-    ("import torch\ndef f(x):\n    with torch.no_grad():\n        pass\n", "context"),
-    ("import torch\ndef f(x):\n    s = torch.cuda.Stream()\n", "stream"),
+    ("import torch\ndef f(x):\n    with torch.cuda.stream(torch.cuda.Stream()):\n        pass\n", "concurrency"),
+    ("import torch\ndef f(x):\n    s = torch.cuda.Stream()\n", "concurrency"),
     ("import torch\ndef f(x):\n    return eval('x')\n", "dynamic-code"),
     ("import functools\n", "import"),
-    ("import torch\n@functools.cache\ndef f(x):\n    return x\n", "decorator"),
+    ("import torch\n@functools.cache\ndef f(x):\n    return x\n", "structure"),
     ("import torch\ndef f(k):\n    k.warmup(grid=(1,))\n", "launch"),
+    ("import torch\ndef f(x):\n    return float(x.item())\n", "host-read"),
+    ("import torch\ndef f(x):\n    return x.tolist()\n", "host-read"),
+    ("import torch\ndef f(x):\n    return torch.cat([x, x])\n", "host-compute"),
+    # the self-test guard is skipped only as written; rebinding __name__ would run it
+    ("import torch\n__name__ = '__main__'\nif __name__ == '__main__':\n    pass\n", "monkey-patch"),
+    ("import torch\nif __name__ == '__main__':\n    pass\nelse:\n    y = torch.exp(torch.ones(1))\n",
+     "host-compute"),
+    ("import torch\nif __name__ != '__main__':\n    y = torch.exp(torch.ones(1))\n", "host-compute"),
 ])
 def test_forbidden_host_code_is_found_with_its_line(code, rule):
     findings = scan(code)
     assert findings, code
     assert rule in {f.rule for f in findings}, [f.describe() for f in findings]
     assert all(f.line >= 1 for f in findings)
+    assert all(f.advice() == RULES[f.rule].comply for f in findings)
+
+
+@pytest.mark.parametrize("code, flagged", [
+    ("def f(self, src):\n    return self.copy_(src)\n", True),
+    ("def f(self):\n    return self.clone()\n", True),
+    ("import torch\ndef f(self):\n    return torch.zeros_like(self)\n", True),
+    ("def f(self, v):\n    return self.fill_(v)\n", True),
+    # contiguous() and to() may return their input untouched: L4 sees whether they copied
+    ("def f(self):\n    return self.contiguous().to(self.dtype)\n", False),
+    ("import torch\ndef f(self):\n    return torch.empty_like(self).view(-1)\n", False),
+])
+def test_data_operators_may_not_copy_or_fill_on_the_host(code, flagged):
+    assert bool(scan(code, work="data")) is flagged
+    assert scan(code, work="compute") == []
+    if flagged:
+        assert {f.rule for f in scan(code, work="data")} == {"data-op-host-move"}
+
+
+@pytest.mark.parametrize("src, dst, computes", [
+    (torch.float32, torch.float16, False), (torch.float16, torch.float32, False),
+    (torch.bfloat16, torch.float64, False), (torch.int64, torch.float32, False),
+    (torch.bool, torch.int64, False), (torch.int32, torch.int64, False), (torch.uint8, torch.int16, False),
+    (torch.float32, torch.int32, True), (torch.float32, torch.bool, True), (torch.int64, torch.int32, True),
+    (torch.int32, torch.bool, True), (torch.int8, torch.uint8, True), (torch.float32, torch.float8_e4m3fn, True),
+    (torch.complex64, torch.float32, True), (torch.int32, torch.uint64, True),
+])
+def test_a_cast_computes_exactly_when_it_changes_values_beyond_float_rounding(src, dst, computes):
+    assert cast_computes(src, dst) is computes
+
+
+def _trace(work, fn, *args):
+    trace = OpTrace(work, LaunchMonitor())
+    with trace.mode():
+        fn(*args)
+    return {rule for rule, _ in trace.forbidden}
+
+
+def test_op_trace_allows_moves_casts_and_fills_to_compute_operators_only():
+    x = torch.randn(4, 6)
+
+    def honest(x):
+        y = x.t().contiguous().float()
+        out = torch.empty(0, dtype=torch.float16)
+        out.resize_(y.shape)
+        out.copy_(y)
+        torch.zeros(3).fill_(2.0)
+        return x.to(torch.float64).reshape(-1)
+
+    assert _trace("compute", honest, x) == set()
+    assert _trace("data", honest, x) == {"data-op-host-move"}
+    assert _trace("data", lambda x: x.contiguous().view(-1).to(x.dtype), x) == set()  # nothing copied
+    assert _trace("compute", lambda x: x.sum(), x) == {"host-compute"}
+    assert _trace("compute", lambda x: x.to(torch.int32), x) == {"lossy-cast"}
+    assert _trace("compute", lambda x: x[0, 0].item(), x) == {"host-read"}
+    assert _trace("compute", lambda x: torch.empty(3, device="meta").copy_(x[0, :3]), x) == {"device-move"}
+
+
+def test_every_rule_has_a_way_to_comply_and_explain_lists_them():
+    text = explain("compute")
+    for rule in RULES.values():
+        assert rule.comply and f"[{rule.id}]" in text
+    assert judge_aten("compute", "mul", (), {}).rule == "host-compute"

@@ -16,6 +16,10 @@ SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
 Distribution = Literal["normal", "uniform", "positive", "index", "unit"]
+# What the operator's work is, which decides what its candidate's host code may do: "compute"
+# (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
+# copy or fill must be a Triton kernel) or "view" (the result aliases an input).
+Work = Literal["compute", "data", "view"]
 
 SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
 
@@ -165,6 +169,7 @@ class Operator:
     # The fewest bytes a case must move, where that is less than reading every input once
     # (a gather reads only the rows it selects); used for the timing plausibility floor.
     traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None
+    work: Work = "compute"
 
     @property
     def name(self) -> str:

@@ -21,6 +21,7 @@ from ..suite.spec import Case, Operator, Overload
 from .bind import Binding, DispatchBypassed
 from .launches import LaunchMonitor
 from .profile import profile_call
+from .rules import RULES
 from .tolerance import compare
 from .trace import OpTrace
 from .verdict import CaseResult, Status
@@ -164,7 +165,8 @@ class CaseRunner:
         ghost = self._ghost(case, ov, snapshot, reference, native, scales, launches) if self.ghost else None
         del produced
         if ghost:
-            return done(Status.HACK_GHOST, ghost, outcome.result.figures)
+            return done(Status.HACK_GHOST, f"{ghost} [ghost]. To comply: {RULES['ghost'].comply}",
+                        outcome.result.figures)
         if traced:
             return done(Status.HACK_TRACE, traced, outcome.result.figures)
         if self.profile and ov.name not in self._profiled:
@@ -184,7 +186,7 @@ class CaseRunner:
             with self.binding:
                 self.binding.call(ov, args, kwargs)
 
-        found = profile_call(call, self.monitor.names)
+        found = profile_call(call, self.monitor.names, self.op.work)
         return found.describe() if found.foreign else None
 
     def _null_is_correct(self, ov: Overload, snapshot: dict[str, Any], reference: list[Any],

@@ -54,11 +54,13 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     if not cases:
         return verdict(Status.INFRA_ERROR, f"{op.id} has no cases for sizes {list(plan.sizes)}", layer="plan")
     if "static" in plan.checks:
-        findings = scan(path.read_text(encoding="utf-8"))
+        findings = scan(path.read_text(encoding="utf-8"), op.work)
         if findings:
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
-            return verdict(Status.HACK_STATIC, f"L1 static scan: {findings[0].describe()}{more}", layer="static",
-                           extra={"findings": [f.describe() for f in findings]})
+            return verdict(Status.HACK_STATIC, f"L1 static scan: {findings[0].describe()}{more}. To comply: "
+                                               f"{findings[0].advice()}", layer="static",
+                           extra={"findings": [f.describe() for f in findings],
+                                  "rules": sorted({f.rule for f in findings})})
     runtime_checks = {"ghost", "trace", "profile"} & set(plan.checks)
     monitor = launches.install() if runtime_checks else None
     try:
@@ -69,7 +71,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     trace = None
     if monitor is not None and "trace" in plan.checks:
         own = frozenset(f"aten::{ov.name}" for ov in op.overloads) if op.source == "aten" else frozenset()
-        trace = OpTrace(op.name, monitor, own)
+        trace = OpTrace(op.work, monitor, own)
 
     def around() -> ExitStack:
         """Inside every call of a candidate function: the op trace, and the ghost replay's poison."""

@@ -1,8 +1,9 @@
 """L3: where the device time of a call goes, read with the CUDA profiler.
 
-Every device kernel of a candidate's call must be one of its own Triton kernels, or a fill or copy
-that allocation and layout normalisation launch; a GEMM, reduction or other ATen or vendor kernel
-means the work was done by a library.
+Every device kernel of a candidate's call must be one of its own Triton kernels, or, for an
+operator whose work is computing (the rule in `rules.py`), a fill, copy or cast that host code may
+launch; a GEMM, reduction or other ATen or vendor kernel means the work was done by a library.
+For a data or view operator even a copy or fill kernel is foreign: that movement is its work.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+
+from .rules import RULES
 
 ALLOWED_LIBRARY_KERNELS = re.compile(
     r"FillFunctor|fill_kernel|zero_|[Mm]emset|[Mm]emcpy|copy_kernel|direct_copy|CopyKernel|"
@@ -29,11 +32,13 @@ class Profile:
         total = sum(self.kernels.values()) or 1.0
         share = sum(t for n, t in self.kernels.items() if n in self.foreign) / total
         return (f"device time spent in kernels that are not the candidate's Triton kernels "
-                f"({100 * share:.0f}%): {', '.join(self.foreign[:5])}")
+                f"({100 * share:.0f}%): {', '.join(self.foreign[:5])} [profile]. To comply: "
+                f"{RULES['profile'].comply}")
 
 
-def profile_call(call: Callable[[], Any], triton_names: set[str]) -> Profile:
-    """Profile one call and name the kernels that neither the candidate launched nor layout needs."""
+def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "compute") -> Profile:
+    """Profile one call and name the kernels that neither the candidate launched nor the rule lets
+    host code launch for an operator whose work is `work`."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -47,6 +52,6 @@ def profile_call(call: Callable[[], Any], triton_names: set[str]) -> Profile:
     foreign = tuple(sorted(
         name for name in kernels
         if not any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
-        and not ALLOWED_LIBRARY_KERNELS.search(name)
+        and not (work == "compute" and ALLOWED_LIBRARY_KERNELS.search(name))
     ))
     return Profile(kernels, foreign)

@@ -1,9 +1,12 @@
-"""L1: an AST allow-list scan of the candidate file, before it is imported.
+"""L1: an AST scan of the candidate file, before it is imported.
 
-Host code (everything outside `@triton.jit` bodies) may allocate, look at metadata, take views
-and launch kernels; nothing else. Whatever is not allowed is rejected with its line and rule, so
-a model learns what to change. Runtime layers (op trace, ghost replay) catch what no static scan
-can see, such as tensor arithmetic written with Python operators.
+Host code (everything outside `@triton.jit` bodies) is held to the rule in `rules.py`: it may
+allocate, view, read metadata, move and cast data, never compute. The scan flags only what is
+certainly against that rule (a name that is a tensor method and also a method of a Python
+builtin, such as `d.values()` or `dims.sort()`, is left to the op trace, which sees the real
+call), plus the structural rules no runtime layer can see: imports, dynamic code, monkey-patching,
+module state, fallbacks, streams and threads. Each finding names its line and rule, so a model
+learns what to change. An `if __name__ == "__main__":` self-test is never run, and never judged.
 """
 
 from __future__ import annotations
@@ -14,31 +17,22 @@ from functools import cache
 
 import torch
 
+from .rules import (
+    ALWAYS_MOVES,
+    CONTEXTS,
+    RULES,
+    TENSOR_METHOD_ACTIONS,
+    TORCH_CUDA_ALLOWED,
+    TORCH_FUNCTION_ACTIONS,
+    Action,
+    allows,
+    rule_for,
+)
+
 ALLOWED_MODULES = {"torch", "triton", "triton.language", "math", "typing", "__future__"}
-
-TORCH_ALLOWED = {
-    # allocation (zeros/full only as initialised memory for kernels that accumulate)
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like",
-    # metadata and type logic
-    "Size", "dtype", "device", "Tensor", "is_tensor", "is_floating_point", "is_complex",
-    "broadcast_shapes", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
-    "get_default_dtype", "cuda",
-}
-TORCH_CUDA_ALLOWED = {"current_device", "get_device_properties", "get_device_capability", "device_count",
-                      "is_available"}
 TRITON_ALLOWED = {"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "language",
-                  "constexpr", "runtime", "tools", "__version__"}
-DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "jit", "autotune", "heuristics"}
-
-# Tensor methods that read metadata, take views or allocate. Every other method torch.Tensor
-# has computes, and is rejected outside kernels.
-TENSOR_METHODS_ALLOWED = {
-    "size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "is_contiguous",
-    "contiguous", "view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute",
-    "transpose", "t", "flatten", "unflatten", "narrow", "select", "split", "chunk", "unbind",
-    "as_strided", "view_as", "storage_offset", "get_device", "new_empty", "new_empty_strided",
-    "new_zeros", "zero_", "is_floating_point", "is_complex", "type", "unfold", "movedim",
-}
+                  "constexpr", "runtime", "tools"}
+DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "torch.no_grad", "torch.inference_mode"}
 BANNED_CALLS = {"exec", "eval", "compile", "__import__", "open", "globals", "locals", "vars",
                 "setattr", "delattr", "breakpoint", "memoryview"}
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "update", "setdefault", "add", "clear",
@@ -54,12 +48,24 @@ class Finding:
     def describe(self) -> str:
         return f"line {self.line}: {self.detail} [{self.rule}]"
 
+    def advice(self) -> str:
+        return RULES[self.rule].comply
+
+
+@cache
+def _python_methods() -> frozenset[str]:
+    """Method names of Python's builtin types: on an untyped name they may not be a tensor's."""
+    names: set[str] = set()
+    for t in (list, dict, str, set, tuple, int, float, bytes, frozenset, complex, bool):
+        names |= {n for n in dir(t) if not n.startswith("_")}
+    return frozenset(names)
+
 
 @cache
 def _tensor_compute_methods() -> frozenset[str]:
-    """Every public torch.Tensor method (properties such as `shape` are metadata) not allowed."""
+    """Public torch.Tensor methods the rule does not name (they compute), less the ambiguous ones."""
     names = {n for n in dir(torch.Tensor) if not n.startswith("_") and callable(getattr(torch.Tensor, n, None))}
-    return frozenset(names - TENSOR_METHODS_ALLOWED)
+    return frozenset(names - set(TENSOR_METHOD_ACTIONS) - _python_methods())
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -73,49 +79,74 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
-def _is_kernel(fn: ast.FunctionDef) -> bool:
-    for d in fn.decorator_list:
-        target = d.func if isinstance(d, ast.Call) else d
-        if _dotted(target) in ("triton.jit", "jit"):
-            return True
-    return False
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":`, either way round."""
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and \
+        any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self) -> None:
+    def __init__(self, work: str) -> None:
+        self.work = work
         self.findings: list[Finding] = []
         self.aliases: dict[str, str] = {}  # local name -> module path ("tl" -> "triton.language")
         self.module_names: set[str] = set()  # names bound at module level
 
     def flag(self, node: ast.AST, rule: str, detail: str) -> None:
+        assert rule in RULES, rule
         self.findings.append(Finding(getattr(node, "lineno", 0), rule, detail))
 
+    def resolve(self, dotted: str | None) -> str | None:
+        """`tl.extra.libdevice` -> `triton.language.extra.libdevice`, through the file's imports."""
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        base = self.aliases.get(head)
+        if base is None:
+            return dotted
+        return f"{base}.{rest}" if rest else base
+
     # imports ---------------------------------------------------------------------------------
+    @staticmethod
+    def _module_allowed(name: str) -> bool:
+        return name in ALLOWED_MODULES or name.startswith("triton.language.")
+
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
-            if a.name not in ALLOWED_MODULES:
-                self.flag(node, "import", f"import of `{a.name}` is not allowed (only torch, triton, "
-                                          f"triton.language and math)")
+            if not self._module_allowed(a.name):
+                self.flag(node, "import", f"import of `{a.name}` is not allowed")
             self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = node.module or ""
-        if node.level or mod not in ALLOWED_MODULES:
+        if node.level or not self._module_allowed(mod):
             self.flag(node, "import", f"import from `{'.' * node.level}{mod}` is not allowed")
             return
         for a in node.names:
             full = f"{mod}.{a.name}"
-            if mod == "torch" and a.name not in TORCH_ALLOWED:
-                self.flag(node, "torch-compute", f"`from torch import {a.name}` is not allowed outside kernels")
+            if mod == "torch":
+                self._check_torch(node, [a.name], f"from torch import {a.name}")
             if mod == "triton" and a.name not in TRITON_ALLOWED:
-                self.flag(node, "triton-internals", f"`from triton import {a.name}` is not allowed")
+                self.flag(node, "import", f"`from triton import {a.name}` is not allowed")
             self.aliases[a.asname or a.name] = full
 
     # structure -------------------------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
         for stmt in node.body:
+            if _is_main_guard(stmt):
+                assert isinstance(stmt, ast.If)
+                for other in stmt.orelse:  # an else branch does run on import
+                    self._module_level(other)
+                    self.visit(other)
+                continue
             self._module_level(stmt)
-        self.generic_visit(node)
+            self.visit(stmt)
 
     def _module_level(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -132,9 +163,9 @@ class _Scanner(ast.NodeVisitor):
         elif isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass)):
             return
         elif isinstance(stmt, ast.AsyncFunctionDef):
-            self.flag(stmt, "async", "async functions are not allowed")
+            self.flag(stmt, "structure", "async functions are not allowed")
         elif not isinstance(stmt, ast.ClassDef):
-            self.flag(stmt, "module-code", f"module-level `{type(stmt).__name__}` statement is not allowed")
+            self.flag(stmt, "structure", f"module-level `{type(stmt).__name__}` statement is not allowed")
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.flag(node, "class", "classes are not allowed (tensor subclasses, lazy outputs)")
@@ -142,13 +173,16 @@ class _Scanner(ast.NodeVisitor):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for d in node.decorator_list:
             target = d.func if isinstance(d, ast.Call) else d
-            name = _dotted(target)
+            name = self.resolve(_dotted(target))
             if name not in DECORATORS:
-                self.flag(d, "decorator", f"decorator `{name or ast.unparse(d)}` is not allowed "
-                                          f"(only triton.jit, triton.autotune, triton.heuristics)")
-            else:
-                self.visit(d)
-        if _is_kernel(node):
+                self.flag(d, "structure", f"decorator `{_dotted(target) or ast.unparse(d)}` is not allowed "
+                                          f"(only triton.jit, triton.autotune, triton.heuristics, torch.no_grad, "
+                                          f"torch.inference_mode)")
+            elif isinstance(d, ast.Call):
+                for arg in [*d.args, *d.keywords]:
+                    self.visit(arg)
+        if any(self.resolve(_dotted(d.func if isinstance(d, ast.Call) else d)) == "triton.jit"
+               for d in node.decorator_list):
             return  # the Triton compiler polices kernel bodies
         for stmt in node.body:
             self.visit(stmt)
@@ -167,18 +201,23 @@ class _Scanner(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def visit_With(self, node: ast.With) -> None:
-        self.flag(node, "context", "`with` blocks are not allowed (streams, devices, no-grad tricks)")
+        for item in node.items:
+            expr = item.context_expr
+            name = self.resolve(_dotted(expr.func if isinstance(expr, ast.Call) else expr))
+            if name not in CONTEXTS:
+                self.flag(node, "concurrency", f"`with {ast.unparse(expr)}` is not allowed (only "
+                                               f"{', '.join(sorted(CONTEXTS))})")
         self.generic_visit(node)
 
     def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
-        self.flag(node, "async", "async code is not allowed")
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self.generic_visit(node)
+        self.flag(node, "structure", "async code is not allowed")
 
     # names and attributes --------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id.startswith("__") and node.id != "__name__":
+        if node.id == "__name__":
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.flag(node, "monkey-patch", "`__name__` may be read, not rebound")
+        elif node.id.startswith("__"):
             self.flag(node, "dunder", f"`{node.id}` is not allowed")
         elif node.id in BANNED_CALLS:
             self.flag(node, "dynamic-code", f"`{node.id}` is not allowed")
@@ -204,16 +243,27 @@ class _Scanner(ast.NodeVisitor):
             return
         path = f"{base}.{'.'.join(rest)}".split(".")
         if path[0] == "torch":
-            first = path[1] if len(path) > 1 else ""
-            if first == "Tensor" and len(path) > 2:
-                self.flag(node, "torch-compute", f"`{dotted}` is not allowed (Tensor methods through the class)")
-            elif first not in TORCH_ALLOWED and not isinstance(getattr(torch, first, None), torch.dtype):
-                self.flag(node, "torch-compute", f"`{dotted}` is not allowed outside kernels "
-                                                 f"(torch is for allocation, views and metadata only)")
-            elif first == "cuda" and len(path) > 2 and path[2] not in TORCH_CUDA_ALLOWED:
-                self.flag(node, "stream", f"`{dotted}` is not allowed (streams, events, synchronisation)")
+            self._check_torch(node, path[1:], dotted)
         elif path[0] == "triton" and len(path) > 1 and path[1] not in TRITON_ALLOWED:
-            self.flag(node, "triton-internals", f"`{dotted}` is not allowed")
+            self.flag(node, "import", f"`{dotted}` is not allowed")
+
+    def _check_torch(self, node: ast.AST, path: list[str], shown: str) -> None:
+        """`path` is what follows `torch.`: judged by the action it names."""
+        first = path[0] if path else ""
+        if isinstance(getattr(torch, first, None), torch.dtype):
+            return
+        if first == "Tensor" and len(path) > 1:
+            self.flag(node, "host-compute", f"`{shown}` is not allowed (Tensor methods through the class)")
+            return
+        if first == "cuda" and len(path) > 1 and path[1] not in TORCH_CUDA_ALLOWED:
+            self.flag(node, "concurrency", f"`{shown}` is not allowed (streams, events, graphs)")
+            return
+        action = TORCH_FUNCTION_ACTIONS.get(first, Action.COMPUTE)
+        if not allows(self.work, action):
+            rule = rule_for(self.work, action)
+            why = ("torch is for allocation, views and metadata only" if rule == "host-compute"
+                   else "this operator's copy or fill must be a Triton kernel")
+            self.flag(node, rule, f"`{shown}` is not allowed outside kernels ({why})")
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -226,12 +276,25 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(func, ast.Attribute):
             base = _dotted(func.value)
             is_module = base is not None and base.split(".")[0] in self.aliases
-            if not is_module and func.attr in _tensor_compute_methods():
-                self.flag(node, "tensor-compute", f"`.{func.attr}()` computes outside a Triton kernel")
+            if not is_module:
+                self._check_method(node, func.attr)
             if isinstance(func.value, ast.Name) and func.value.id in self.module_names \
                     and func.attr in MUTATING_METHODS:
                 self.flag(node, "module-state", f"`{func.value.id}.{func.attr}()` mutates module state")
         self.generic_visit(node)
+
+    def _check_method(self, node: ast.AST, name: str, via: str = "") -> None:
+        action = TENSOR_METHOD_ACTIONS.get(name)
+        if action is None:
+            if name in _tensor_compute_methods():
+                self.flag(node, "host-compute", f"{via}`.{name}()` computes outside a Triton kernel")
+            return
+        certain = action in (Action.READ, Action.COMPUTE) or name in ALWAYS_MOVES
+        if certain and not allows(self.work, action):
+            rule = rule_for(self.work, action)
+            what = {"host-read": "reads tensor values into Python",
+                    "data-op-host-move": "does this operator's copy or fill on the host"}.get(rule, "computes")
+            self.flag(node, rule, f"{via}`.{name}()` {what}")
 
     def _check_getattr(self, node: ast.Call, target: ast.AST, name: str) -> None:
         """getattr(obj, "name") is judged as obj.name would be."""
@@ -240,12 +303,12 @@ class _Scanner(ast.NodeVisitor):
         base = _dotted(target)
         if base is not None and base.split(".")[0] in self.aliases:
             self._check_module_path(node, f"{base}.{name}")
-        elif name in _tensor_compute_methods():
-            self.flag(node, "tensor-compute", f"getattr of `.{name}` computes outside a Triton kernel")
+        else:
+            self._check_method(node, name, via="getattr of ")
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         if isinstance(node.op, ast.MatMult):
-            self.flag(node, "tensor-compute", "`@` computes outside a Triton kernel")
+            self.flag(node, "host-compute", "`@` computes outside a Triton kernel")
         self.generic_visit(node)
 
     def _module_subscript(self, target: ast.AST) -> None:
@@ -263,12 +326,14 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def scan(source: str) -> list[Finding]:
-    """Every rule the file breaks; empty for a clean file. A syntax error is the binder's to report."""
+def scan(source: str, work: str = "compute") -> list[Finding]:
+    """Every rule the file breaks, for an operator whose work is `work`; empty for a clean file.
+    A syntax error is the binder's to report."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    scanner = _Scanner()
+    scanner = _Scanner(work)
     scanner.visit(tree)
     return sorted(scanner.findings, key=lambda f: f.line)
+

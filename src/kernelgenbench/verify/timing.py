@@ -29,6 +29,7 @@ from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
 from .correctness import case_inputs, expected_outputs, outputs_of
 from .tolerance import compare
+from .rules import RULES
 from .verdict import Status, Verdict
 
 FLOOR_SLACK = 0.85  # the candidate may be this much under the floor before it is implausible
@@ -116,6 +117,8 @@ def operator_speedup(timing: Verdict) -> float | None:
 
 class TimingFailure(Exception):
     def __init__(self, status: Status, reason: str):
+        if status is Status.HACK_TIMING:
+            reason = f"{reason} [timing]. To comply: {RULES['timing'].comply}"
         super().__init__(reason)
         self.status, self.reason = status, reason
 

@@ -1,9 +1,9 @@
 """L4: the torch operators the candidate itself calls while it computes.
 
 A TorchDispatchMode is pushed inside the bound candidate (not around the harness's own call), and
-operators issued while a Triton launch runs are the launcher's, not the candidate's. Allowed:
-allocation, views and metadata, plus layout copies, which are never allowed to an operator that
-is itself a copy or a fill.
+operators issued while a Triton launch runs are the launcher's, not the candidate's. Each one is
+judged by the host-code rule in `rules.py`, the same table L1 reads, with what only a running call
+shows: whether a copy changed dtype or device, and whether a `contiguous()` copied at all.
 """
 
 from __future__ import annotations
@@ -11,64 +11,32 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .launches import LaunchMonitor, op_name
-
-ALLOCATION = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
-              "new_zeros", "zero_", "lift_fresh", "lift_fresh_copy", "scalar_tensor"}
-VIEWS = {"view", "_unsafe_view", "_reshape_alias", "as_strided", "expand", "permute", "transpose", "t",
-         "unsqueeze", "squeeze", "select", "slice", "narrow", "alias", "detach", "split", "split_with_sizes",
-         "unbind", "chunk", "unfold", "view_as", "movedim", "resolve_conj", "resolve_neg", "unflatten",
-         "flatten", "expand_as", "reshape"}
-METADATA = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "is_contiguous", "is_same_size", "result_type",
-            "stride", "size", "numel", "dim"}
-LAYOUT = {"clone", "contiguous", "copy_", "_to_copy"}
-
-COPY_OPS = {"clone", "contiguous", "copy_", "_to_copy", "to", "_copy_from", "copy"}
-FILL_OPS = {"zeros", "zeros_like", "zero_", "fill_", "full", "full_like", "ones", "ones_like", "new_ones",
-            "new_zeros", "new_full", "scalar_tensor"}
-
-
-def _same_dtype_copy(name: str, args: tuple, kwargs: dict) -> bool:
-    if name == "copy_":
-        dst, src = args[0], args[1]
-        return isinstance(src, torch.Tensor) and dst.dtype == src.dtype and dst.device == src.device
-    if name == "_to_copy":
-        src = args[0]
-        dtype = kwargs.get("dtype")
-        device = kwargs.get("device")
-        return (dtype is None or dtype == src.dtype) and (device is None or torch.device(device) == src.device)
-    return True
+from .rules import RULES, judge_aten
 
 
 @dataclass
 class OpTrace:
-    """What one operator's candidate called; `op_name` decides which layout and fill ops are fair."""
+    """What one operator's candidate called; `work` ("compute", "data", "view") decides which
+    copies, casts and fills are fair."""
 
-    op_name: str
+    work: str
     monitor: LaunchMonitor
     own: frozenset[str] = frozenset()
-    forbidden: Counter[str] = field(default_factory=Counter)
-
-    def allowed(self, name: str, qualified: str, args: tuple, kwargs: dict) -> bool:
-        if qualified in self.own:
-            return True  # another overload of the candidate itself, routed back to its own code
-        if name in VIEWS or name in METADATA:
-            return True
-        if name in ALLOCATION:
-            return self.op_name not in FILL_OPS
-        if name in LAYOUT:
-            return self.op_name not in COPY_OPS and _same_dtype_copy(name, args, kwargs)
-        return False
+    forbidden: Counter[tuple[str, str]] = field(default_factory=Counter)  # (rule, "aten::op: what") -> calls
 
     def mode(self) -> TorchDispatchMode:
         return _Mode(self)
 
+    def first_rule(self) -> str:
+        return self.forbidden.most_common(1)[0][0][0]
+
     def describe(self) -> str:
-        ops = ", ".join(f"{name} ({n}x)" for name, n in self.forbidden.most_common())
-        return f"called torch operators that compute: {ops}"
+        ops = ", ".join(f"{what} ({n}x) [{rule}]" for (rule, what), n in self.forbidden.most_common())
+        return f"host code called torch operators the rule forbids: {ops}. To comply: " \
+               f"{RULES[self.first_rule()].comply}"
 
 
 class _Mode(TorchDispatchMode):
@@ -81,6 +49,8 @@ class _Mode(TorchDispatchMode):
         if not self.trace.monitor.inside:
             name = op_name(func)
             qualified = f"aten::{name}.{func._overloadname}" if func._overloadname != "default" else f"aten::{name}"
-            if not self.trace.allowed(name, qualified, args, kwargs):
-                self.trace.forbidden[qualified] += 1
+            if qualified not in self.trace.own:  # another overload of the candidate, routed to its own code
+                found = judge_aten(self.trace.work, name, args, kwargs)
+                if found is not None:
+                    self.trace.forbidden[(found.rule, f"{qualified} {found.what}")] += 1
         return func(*args, **kwargs)
