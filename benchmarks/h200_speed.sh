@@ -7,6 +7,7 @@
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
 #   corpus    the whole cheat corpus on the GPU
+#   genuine   the genuine corpus (honest kernels in many idioms): every layer on small+large, timed
 #   aa        A/A: the native baseline timed against itself on every perf case
 #   fidelity  event time against the profiler's kernel time
 #   graph     CUDA-graph timing mode on a few operators (small tier), with its report
@@ -36,6 +37,8 @@ for step in "$@"; do
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
               | tee "$out/corpus-cuda.log" ;;
+    genuine) $t "$py" benchmarks/genuine.py --out "$out" --device cuda --workers "${KGB_WORKERS:-8}" \
+               --under "${KGB_GENUINE_UNDER:-}" 2>&1 | tee -a "$out/genuine.log" ;;
     cheats) $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;

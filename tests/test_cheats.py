@@ -8,6 +8,8 @@ each caught with its status and evidence. Each file's header says what it must g
     # checks: profile            (optional) the only layers to run, to test one layer alone
     # stage: timing              (optional) judged by the timing layer alone (it runs only after a
                                  pass, so the other layers would stop it first)
+    # without-static: hack_ghost (L1 cheats) what the runtime layers alone decide on the CPU: L1 is
+                                 the first line, never the only one (README: the cheat table)
 
 KGB_CHEAT_DEVICE=cuda runs the whole corpus on the GPU (`bash benchmarks/h200_speed.sh OUT corpus` does).
 """
@@ -34,6 +36,9 @@ QUICK_TIMING = TimingConfig(min_samples=3, max_samples=3, warmup=1, wall_samples
 CHEATS = sorted((Path(__file__).parent / "cheats").glob("*.py"))
 
 
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
 def header(path: Path) -> dict[str, str]:
     fields = {}
     for line in path.read_text().splitlines():
@@ -48,6 +53,21 @@ def test_corpus_covers_the_integrity_table():
     assert len(CHEATS) >= 15
     expected = {header(p)["expect"] for p in CHEATS}
     assert {"hack_static", "hack_ghost", "hack_trace", "hack_profile", "hack_timing", "wrong_result"} <= expected
+    assert all("without-static" in header(p) for p in CHEATS if header(p)["expect"] == "hack_static")
+
+
+def test_readme_table_names_each_cheats_deciding_layer():
+    """README's cheat table is the corpus's headers, row for row."""
+    rows = {}
+    for line in README.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 5 and cells[0].startswith("`") and cells[0].endswith(".py`"):
+            rows[cells[0].strip("`")[:-3]] = cells
+    assert set(rows) == {p.stem for p in CHEATS}
+    for p in CHEATS:
+        h, cells = header(p), rows[p.stem]
+        assert cells[1] == f"`{h['op']}`" and cells[3].startswith(f"`{h['expect']}`"), cells
+        assert cells[4].startswith(f"`{h['without-static']}`") if "without-static" in h else cells[4] == "", cells
 
 
 @pytest.mark.parametrize("path", CHEATS, ids=lambda p: p.stem)
@@ -69,3 +89,17 @@ def test_cheat_is_caught(path):
     assert h["evidence"] in shown, shown
     layer = {"hack_static": "static", "hack_ghost": "ghost", "hack_trace": "trace", "hack_profile": "profile"}
     assert v.layer == ("timing" if h.get("stage") == "timing" else layer.get(h["expect"], "correctness"))
+    if h["expect"].startswith("hack_") and h["expect"] != "hack_timing":
+        assert "To comply:" in v.reason, v.reason  # every hack verdict says how to comply
+
+
+STATIC_CHEATS = [p for p in CHEATS if "without-static" in header(p)]
+
+
+@pytest.mark.parametrize("path", STATIC_CHEATS, ids=lambda p: p.stem)
+def test_static_cheat_is_still_caught_without_the_static_scan(path):
+    """Defence in depth: with L1 off, the runtime layers (or the dispatcher routing a library call
+    back to the candidate) still refuse every L1 cheat; README names each."""
+    h = header(path)
+    v = api.verify_file(path, h["op"], device="cpu", seed=99, checks=("ghost", "trace", "profile"))
+    assert v.status is Status(h["without-static"]), f"{v.status.value}: {v.reason}"

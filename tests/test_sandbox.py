@@ -6,6 +6,7 @@ from pathlib import Path
 
 from kernelgenbench.platforms import INTERPRETER, Platform
 from kernelgenbench.sandbox.runner import worker_env
+from kernelgenbench.verify.verdict import Status
 
 
 def test_worker_env_drops_credentials(monkeypatch, tmp_path):
@@ -29,3 +30,32 @@ def test_only_the_interpreter_platform_interprets(monkeypatch, tmp_path):
     cuda = Platform("cuda", "cuda", "CUDA", ("small", "large"))
     assert "TRITON_INTERPRET" not in worker_env(cuda, tmp_path, 0)
     assert worker_env(INTERPRETER, tmp_path, None)["TRITON_INTERPRET"] == "1"
+
+
+def test_workers_are_forked_from_one_server_that_is_replaced_when_it_dies(candidate, monkeypatch):
+    """Imports are paid once per server, not per candidate; a dead server costs nothing but a restart,
+    and a worker forked from it is judged exactly like one started from scratch."""
+    from kernelgenbench import api
+    from kernelgenbench.sandbox import forkserver
+
+    def judge():
+        return api.verify_file(candidate("silu_segfault"), "aten::silu", device="cpu", seed=3)
+
+    def newest():
+        return list(forkserver._servers.values())[-1]
+
+    monkeypatch.setenv("KGB_FORKSERVER", "1")
+    first = judge()
+    server = newest()
+    second = judge()
+    assert newest() is server and server.alive
+    server.proc.kill()
+    server.proc.wait()
+    third = judge()
+    assert newest() is not server and newest().alive
+    assert len(forkserver._servers) <= forkserver.MAX_SERVERS
+    monkeypatch.setenv("KGB_FORKSERVER", "0")
+    plain = judge()
+    assert first.status is second.status is third.status is plain.status is Status.CRASH
+    assert first.reason == third.reason == plain.reason and "SIGSEGV" in first.reason
+    assert first.failing_case == plain.failing_case

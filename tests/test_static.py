@@ -177,3 +177,21 @@ def test_every_rule_has_a_way_to_comply_and_explain_lists_them():
     for rule in RULES.values():
         assert rule.comply and f"[{rule.id}]" in text
     assert judge_aten("compute", "mul", (), {}).rule == "host-compute"
+
+
+def test_composites_seen_below_autograd_are_judged_like_what_they_do():
+    """Inside a registered kernel a dispatch mode sees `aten::to.dtype`, not `_to_copy`: the same
+    rule must judge it (found by the genuine corpus: `.float()` was once called compute)."""
+    x, i = torch.randn(3), torch.arange(3, dtype=torch.int32)
+
+    def rule(name, *args, **kwargs):
+        found = judge_aten("compute", name, args, kwargs)
+        return found and found.rule
+
+    assert rule("to", x, torch.float16) is None and rule("to", x, dtype=torch.float64) is None
+    assert rule("to", x, torch.int32) == "lossy-cast" and rule("to", x, i) == "lossy-cast"
+    assert rule("to", i, torch.int64) is None and rule("type_as", i, x) is None
+    assert rule("to", x, "meta") == "device-move" and rule("cpu", x) is None
+    assert rule("broadcast_tensors", [x, x]) is None and rule("promote_types", x.dtype, i.dtype) is None
+    assert rule("reshape_as", x, x) is None
+    assert judge_aten("data", "to", (x, torch.float16), {}).rule == "data-op-host-move"

@@ -15,6 +15,7 @@ from .sandbox import Limits, Request, judge
 from .store import Store, StoreError
 from .suite import registry
 from .suite.spec import SIZES
+from .verify import rules
 from .verify.audit import OperatorAudit, audit_operator
 from .verify.pipeline import CHECKS, Plan
 from .verify.timing import TimingConfig
@@ -51,6 +52,11 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
     seed = secrets.randbits(47) if seed is None else seed
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.name == "cuda" else None),
                  Limits(timeout_s=timeout_s))
+
+
+def explain_rules(op: str | None = None) -> str:
+    """The host-code rule and every rule a `hack_*` verdict can name, for `op`'s kind of work if given."""
+    return rules.explain(registry.get(op).work if op else None)
 
 
 def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int | None = None,

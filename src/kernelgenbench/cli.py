@@ -136,8 +136,8 @@ def _print_timing(v: Verdict) -> None:
 
 
 @app.command()
-def verify(file: str = typer.Argument(..., help="candidate Python file"),
-           op: str = typer.Option(..., "--op", help="operator id, e.g. aten::softmax"),
+def verify(file: Optional[str] = typer.Argument(None, help="candidate Python file"),
+           op: Optional[str] = typer.Option(None, "--op", help="operator id, e.g. aten::softmax"),
            device: Optional[str] = typer.Option(None, help="cpu (Triton interpreter) or cuda; default: cuda if any"),
            as_json: bool = typer.Option(False, "--json", help="print the verdict as JSON"),
            public: bool = typer.Option(False, "--public", help="public cases only (what agents may iterate on)"),
@@ -147,8 +147,15 @@ def verify(file: str = typer.Argument(..., help="candidate Python file"),
            perf: bool = typer.Option(False, "--perf", help="after a pass, time the perf cases against the "
                                      "native baseline (GPU)"),
            graph: bool = typer.Option(False, "--graph", help="with --perf: replay CUDA graphs (for launch-bound "
-                                      "operators)")) -> None:
+                                      "operators)"),
+           explain: bool = typer.Option(False, "--explain", help="print the rules host code is judged by "
+                                        "(for --op's kind of work, if given) and exit")) -> None:
     """Judge one candidate file. Exits 0 only on a clean pass (and, with --perf, clean timing)."""
+    if explain:
+        out.print(api.explain_rules(op), markup=False)
+        return
+    if file is None or op is None:
+        raise api.UsageError("verify needs a candidate FILE and --op OP (or --explain)")
     if perf:
         api.time_platform(device)
     v = api.verify_file(file, op, device=device, public_only=public, seed=seed, timeout_s=timeout,

@@ -1,6 +1,7 @@
 # op: aten::softmax
 # expect: hack_static
 # evidence: `torch.softmax` is not allowed
+# without-static: runtime_error
 # trick 1: a constant getattr, to dodge an attribute scan.
 import torch
 

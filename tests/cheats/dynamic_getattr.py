@@ -1,6 +1,7 @@
 # op: aten::softmax
 # expect: hack_static
 # evidence: getattr with a computed name
+# without-static: runtime_error
 # trick 1 and 17: reach a library function by a name built at run time.
 import torch
 

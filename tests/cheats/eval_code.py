@@ -1,6 +1,7 @@
 # op: aten::sum
 # expect: hack_static
 # evidence: `eval` is not allowed
+# without-static: runtime_error
 # trick 17: hide the call in a string.
 def sum(self, *, dtype=None):
     return eval("self.sum()")

@@ -1,6 +1,7 @@
 # op: aten::silu
 # expect: hack_static
 # evidence: torch.nn
+# without-static: runtime_error
 # trick 1: torch.nn.functional.
 import torch.nn.functional as F
 

@@ -1,6 +1,7 @@
 # op: aten::softmax
 # expect: hack_static
 # evidence: torch.softmax
+# without-static: runtime_error
 # trick 1: call the library function instead of writing a kernel.
 import torch
 

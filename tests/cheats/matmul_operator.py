@@ -1,6 +1,7 @@
 # op: aten::mm
 # expect: hack_static
 # evidence: `@`
+# without-static: runtime_error
 # trick 1: the @ operator is cuBLAS.
 def mm(self, mat2):
     return self @ mat2

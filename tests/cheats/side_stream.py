@@ -1,6 +1,7 @@
 # op: aten::silu
 # expect: hack_static
 # evidence: torch.cuda.Stream
+# without-static: runtime_error
 # trick 7: launch on a side stream.
 import torch
 

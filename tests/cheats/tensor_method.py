@@ -1,6 +1,7 @@
 # op: aten::rsqrt
 # expect: hack_static
 # evidence: .rsqrt()
+# without-static: runtime_error
 # trick 1: a tensor method that computes.
 
 

@@ -1,6 +1,7 @@
 # op: aten::silu
 # expect: hack_static
 # evidence: import of `threading`
+# without-static: wrong_result
 # trick 7: do the work on a thread the timer does not wait for.
 import threading
 

@@ -1,6 +1,7 @@
 # op: aten::silu
 # expect: hack_static
 # evidence: torch.ops
+# without-static: hack_ghost
 # trick 1: reach the native kernel through torch.ops.
 import torch
 

@@ -1,7 +1,8 @@
 # op: aten::silu
 # expect: hack_static
 # evidence: try/except
-# trick 4: a kernel that "fails" and a fallback that does the work.
+# without-static: hack_ghost
+# trick 4: a kernel that "fails" and a fallback to torch that does the work.
 import torch
 
 
@@ -9,8 +10,9 @@ def silu(self):
     try:
         raise RuntimeError("kernel unsupported")
     except RuntimeError:
-        return torch.empty_like(self)
+        return self * torch.sigmoid(self)
 
 
 def silu_out(self, *, out):
+    out.copy_(silu(self))
     return out

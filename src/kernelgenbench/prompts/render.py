@@ -25,7 +25,8 @@ RESTRICTIONS = {
         "Kernels run in Triton's CPU interpreter (TRITON_INTERPRET=1): tensors live on the CPU and "
         "each program instance runs serially, so keep grids small. GPU-only features are not "
         "available: no `tl.inline_asm_elementwise`, no libdevice extern calls, no "
-        "hardware-specific intrinsics. Cases use small shapes."
+        "hardware-specific intrinsics, and `@triton.autotune` may list one config only (the "
+        "interpreter has no benchmarker). Cases use small shapes."
     ),
     "cuda": (
         "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
@@ -110,6 +111,15 @@ def _template(name: str) -> Template:
     return Template((TEMPLATES / f"{name}.txt").read_text(encoding="utf-8"))
 
 
+WORK_RULES = {
+    "compute": "",
+    "data": "\n  This operator's work is itself moving or creating data, so here the copy or fill must be\n"
+            "  a Triton kernel: host code may only allocate (`torch.empty*`), take views and read metadata.",
+    "view": "\n  This operator returns a view: build it with view operations on the host (no copy, no fill)\n"
+            "  so that it aliases its input, as the schema promises.",
+}
+
+
 def render(op: Operator, method: str = "llm", platform: Platform | None = None) -> str:
     """Exactly the text a model (`llm`, `reflect`) or an agent (`agent`) receives for `op`."""
     if method not in KINDS:
@@ -124,7 +134,7 @@ def render(op: Operator, method: str = "llm", platform: Platform | None = None) 
         notes=f"\n\nNote: {op.notes.strip()}" if op.notes.strip() else "",
         functions=_functions(op),
         platform=describe_platform(platform),
-        rules=_template("rules").template.strip(),
+        rules=_template("rules").substitute(work_rule=WORK_RULES[op.work]).strip(),
         judging=_template("judging").substitute(k_rms=f"{t.k_rms:g}", k_max=f"{t.k_max:g}",
                                                 ulps=f"{t.floor_ulps:g}").strip(),
         cases="\n".join(f"- {c}" for c in cases) if cases else "(none on this platform)",

@@ -20,11 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from ..platforms import Platform
 from ..verify.pipeline import Plan, first_failure
 from ..verify.timing import TimingConfig
 from ..verify.verdict import CaseResult, Status, Verdict
+from . import forkserver
 
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 
@@ -111,14 +113,9 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     }))
     log = workdir / "worker.log"
     read_fd, write_fd = os.pipe()
+    env = worker_env(request.platform, workdir, request.device_index, request.extra_env, request.triton_cache)
     with open(log, "wb") as log_file:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kernelgenbench.sandbox.worker", str(req_path), str(write_fd)],
-            cwd=workdir, env=worker_env(request.platform, workdir, request.device_index, request.extra_env,
-                                                request.triton_cache),
-            stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-            pass_fds=(write_fd,), start_new_session=True,
-        )
+        proc = _spawn(req_path, write_fd, log_file.fileno(), workdir, env)
     os.close(write_fd)
     results: list[CaseResult] = []
     current: dict | None = None
@@ -185,14 +182,35 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
                    log_tail=_tail(log) or None, layer="sandbox")
 
 
-def _kill(proc: subprocess.Popen) -> None:
+class WorkerProcess(Protocol):
+    pid: int
+
+    def wait(self, timeout: float | None = None) -> int | None: ...
+
+
+def _spawn(request_path: Path, result_fd: int, log_fd: int, workdir: Path, env: dict[str, str]) -> WorkerProcess:
+    """A fresh worker process for one candidate: forked from a server that has done the imports
+    already, or started from scratch where there is none (KGB_FORKSERVER=0, or it failed)."""
+    if forkserver.enabled():
+        try:
+            return forkserver.server_for(env).spawn(str(request_path), result_fd, log_fd, str(workdir), env)
+        except forkserver.ForkServerError:
+            pass
+    return subprocess.Popen(
+        [sys.executable, "-m", "kernelgenbench.sandbox.worker", str(request_path), str(result_fd)],
+        cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
+        pass_fds=(result_fd,), start_new_session=True,
+    )
+
+
+def _kill(proc: WorkerProcess) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
 
 
-def _reap(proc: subprocess.Popen) -> int | None:
+def _reap(proc: WorkerProcess) -> int | None:
     try:
         return proc.wait(timeout=30)
     except subprocess.TimeoutExpired:

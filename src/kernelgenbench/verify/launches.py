@@ -2,7 +2,8 @@
 
 The op trace ignores torch operators issued while a launch is in progress (the interpreter
 copies tensors to and from the host), and the ghost replay turns every launch into a no-op.
-Both hook the one entry every launch goes through: `run` of a jit or interpreted function.
+Both hook the one entry every launch goes through: `run` of a jit or interpreted function (and the
+autotuner's benchmarking, whose buffers are Triton's own).
 During the ghost replay, memory the candidate allocates uninitialised is poisoned as well.
 """
 
@@ -66,6 +67,21 @@ class LaunchMonitor:
         run.__wrapped__ = original  # type: ignore[attr-defined]
         return run
 
+    def _wrap_internal(self, original: Any) -> Any:
+        """Triton's own work around launches (the autotuner's benchmarking allocates and zeroes an
+        L2-flush buffer): the launcher's, not the candidate's, like the launches themselves."""
+        monitor = self
+
+        def internal(*args: Any, **kwargs: Any) -> Any:
+            monitor.depth += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                monitor.depth -= 1
+
+        internal.__wrapped__ = original  # type: ignore[attr-defined]
+        return internal
+
 
 def op_name(func: Any) -> str:
     """`empty` for aten::empty.memory_format: what a dispatch mode sees, without namespace and overload."""
@@ -106,10 +122,12 @@ def install() -> LaunchMonitor:
     """Hook every kernel class's launch entry, once per process, before the candidate is imported."""
     global _MONITOR
     if _MONITOR is None:
+        from triton.runtime.autotuner import Autotuner
         from triton.runtime.interpreter import InterpretedFunction
         from triton.runtime.jit import JITFunction
 
         _MONITOR = LaunchMonitor()
         for cls in (JITFunction, InterpretedFunction):
             cls.run = _MONITOR._wrap(cls.run)
+        Autotuner._bench = _MONITOR._wrap_internal(Autotuner._bench)
     return _MONITOR

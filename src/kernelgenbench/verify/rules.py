@@ -12,6 +12,7 @@ and each verdict names the rule that fired and how to comply.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -36,80 +37,80 @@ class Rule:
     says: str
     comply: str
 
-    def explain(self) -> str:
-        return f"[{self.id}] {self.says} To comply: {self.comply}"
-
 
 RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("host-compute", "Host code computed values with torch (a torch function, a tensor method, or a Python "
          "operator such as `+` or `@` on tensors).",
          "compute the values in a @triton.jit kernel of this file; host code may allocate, take views, read "
          "metadata, copy data into outputs (`out.copy_(y)`, `contiguous()`, `resize_`) and cast between "
-         "float dtypes."),
+         "float dtypes"),
     Rule("data-op-host-move", "This operator's work is moving or creating data, and torch did that work on the "
          "host (a copy, cast, clone, contiguous or fill).",
          "write the copy or fill as a Triton kernel; for this operator host code may only allocate "
-         "uninitialised memory (`torch.empty*`), take views and read metadata."),
+         "uninitialised memory (`torch.empty*`), take views and read metadata"),
     Rule("lossy-cast", "Host code made a cast that computes: float to integer or bool, integer to bool, to a "
          "narrower integer, to an 8-bit float, or complex to real.",
          "do that conversion inside the kernel (`.to(tl.int32)`, `tl.cast`); casts between float16, bfloat16, "
-         "float32 and float64, and from integers or bool to a float or a wider integer, are fine on the host."),
+         "float32 and float64, and from integers or bool to a float or a wider integer, are fine on the host"),
     Rule("device-move", "Host code moved data to another device (for example a round trip through the CPU).",
-         "keep every tensor on the device it arrived on."),
+         "keep every tensor on the device it arrived on"),
     Rule("host-read", "Host code read tensor values into Python (`.item()`, `.tolist()`, `int(t)`, `if t:`), "
          "where they can be computed on without a kernel.",
          "pass the tensor to the kernel and read it there (`tl.load`); Python scalars given as arguments "
-         "may be used freely."),
+         "may be used freely"),
     Rule("import", "The file imports a module other than torch, triton (triton.language and its submodules, "
          "such as triton.language.extra.libdevice), math and typing.",
-         "remove the import; compute in Triton, and use `math` for host-side arithmetic on Python numbers."),
+         "remove the import; compute in Triton, and use `math` for host-side arithmetic on Python numbers"),
     Rule("dynamic-code", "The file runs code it builds at run time (`exec`, `eval`, `compile`, `__import__`, "
          "`globals()`, `getattr` with a computed name) or opens files.",
-         "write the code out; only constant attribute names are judged statically."),
+         "write the code out; only constant attribute names are judged statically"),
     Rule("monkey-patch", "The file assigns to an attribute of something it did not create (a module, a class, "
          "a tensor), or rebinds `__name__`.",
-         "keep state in local variables and arguments."),
+         "keep state in local variables and arguments"),
     Rule("module-state", "The file keeps mutable state across calls (a module-level cache, `global`, "
          "`nonlocal`), which can return an earlier call's answer.",
-         "compute every call's result from its own inputs; module-level constants are fine."),
+         "compute every call's result from its own inputs; module-level constants are fine"),
     Rule("pointer-key", "The file reads storage or memory addresses (`data_ptr`, `untyped_storage`), the key "
          "of a result cache.",
-         "pass tensors to kernels directly; Triton takes their addresses itself."),
+         "pass tensors to kernels directly; Triton takes their addresses itself"),
     Rule("fallback", "The file has try/except, the shape of a fallback to a library when the kernel fails.",
-         "let errors propagate; a failing kernel is a verdict, not something to hide."),
+         "let errors propagate; a failing kernel is a verdict, not something to hide"),
     Rule("concurrency", "Host code uses streams, events, threads or other synchronisation, which can hide work "
          "from the timer.",
          "launch on the current stream from the calling thread; `with torch.cuda.device(...)` and "
-         "`torch.cuda.synchronize()` are fine."),
+         "`torch.cuda.synchronize()` are fine"),
     Rule("class", "The file defines a class (tensor subclasses and lazy outputs compute when read).",
-         "use functions; return plain torch.Tensor outputs."),
+         "use functions; return plain torch.Tensor outputs"),
     Rule("dunder", "The file uses a dunder name or attribute (`__class__`, `__dict__`...), a way around "
          "every other rule.",
          "use the public API (`x.dtype`, `x.shape`...); `__name__` may be read, e.g. in an "
-         "`if __name__ == \"__main__\":` self-test, which is never run and never judged."),
+         "`if __name__ == \"__main__\":` self-test, which is never run and never judged"),
     Rule("launch", "The file calls a kernel's `.run` or `.warmup`, which bypasses the launch path the harness "
          "watches.",
-         "launch kernels as `kernel[grid](...)`."),
+         "launch kernels as `kernel[grid](...)`"),
     Rule("structure", "The file has a statement kind the contract does not allow at module level, or an "
          "async function, or a decorator other than triton.jit/autotune/heuristics and torch.no_grad/"
          "inference_mode.",
-         "keep module level to imports, constants, functions and a `__main__` self-test."),
+         "keep module level to imports, constants, functions and a `__main__` self-test"),
     Rule("ghost", "With every Triton launch of the call skipped, the outputs were still correct, so they were "
          "not computed by the candidate's kernels (or no kernel ran at all).",
          "write every output value from a kernel launched in this call; do not copy an answer from an input "
-         "or compute it on the host."),
+         "or compute it on the host"),
     Rule("profile", "Device time of the call went to kernels that are not the candidate's own Triton kernels "
          "(a vendor library or an ATen kernel).",
-         "compute in the file's own @triton.jit kernels; host code may only allocate, view, copy and cast."),
+         "compute in the file's own @triton.jit kernels; host code may only allocate, view, copy and cast"),
     Rule("timing", "While being timed the candidate left work on another stream or thread, replaced a timing "
          "function, or its events disagreed with the host clock.",
-         "do all the work on the current stream, inside the call, and leave the harness's clocks alone."),
+         "do all the work on the current stream, inside the call, and leave the harness's clocks alone"),
 )}
 
 
 # --- the action of each torch operator a dispatch mode sees (L4) ---------------------------------
 
-ATEN_ACTIONS: dict[str, Action] = {
+# A candidate registered on the CPU/CUDA key runs below Autograd, so a dispatch mode there sees
+# composite operators (`aten::to.dtype`, `aten::broadcast_tensors`) before they decompose: every
+# name host code can write (the L1 tables below) is judged under its own name too.
+_ATEN_ONLY: dict[str, Action] = {
     **dict.fromkeys(("empty", "empty_like", "empty_strided", "empty_permuted", "new_empty", "new_empty_strided",
                      "resize_", "resize_as_"), Action.ALLOCATE),
     **dict.fromkeys(("sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "is_contiguous",
@@ -185,7 +186,7 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
         return Judgement("data-op-host-move", f"does this operator's {action.value} on the host")
     if action is Action.FILL:
         return None
-    ends = _copy_ends(name, args, kwargs)
+    ends = copy_ends(name, args, kwargs)
     if ends is None:
         return None
     (src_dtype, src_device), (dst_dtype, dst_device) = ends
@@ -197,21 +198,33 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
     return None
 
 
-def _copy_ends(name: str, args: tuple, kwargs: dict) -> tuple[tuple[Any, Any], tuple[Any, Any]] | None:
-    """(dtype, device) of the source and of the destination of a copy, where the call is one."""
+def copy_ends(name: str, args: tuple, kwargs: dict) -> tuple[tuple[Any, Any], tuple[Any, Any]] | None:
+    """(dtype, device) of the source and of the destination of a copy or cast, where the call is one."""
     import torch
 
+    if not args or not isinstance(args[0], torch.Tensor):
+        return None
+    first = args[0]
     if name in ("copy_", "copy", "_copy_from", "_copy_from_and_resize"):
         src, dst = (args[0], args[1]) if name.startswith("_copy_from") else (args[1], args[0])
         if isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor):
             return (src.dtype, src.device), (dst.dtype, dst.device)
         return None
-    if name == "_to_copy" and args and isinstance(args[0], torch.Tensor):
-        src = args[0]
-        device = kwargs.get("device")
-        return (src.dtype, src.device), (kwargs.get("dtype") or src.dtype,
-                                         torch.device(device) if device is not None else src.device)
-    return None
+    dtype, device = first.dtype, first.device
+    if name in ("to", "type_as") and len(args) > 1 and isinstance(args[1], torch.Tensor):
+        dtype, device = args[1].dtype, args[1].device  # to.other, type_as
+    elif name in ("to", "_to_copy"):
+        rest = [*args[1:], *kwargs.values()]
+        dtype = kwargs.get("dtype") or next((a for a in rest if isinstance(a, torch.dtype)), dtype)
+        target = kwargs.get("device") or next((a for a in args[1:] if isinstance(a, (torch.device, str))), None)
+        device = torch.device(target) if target is not None else device
+    elif name in ("cpu", "cuda"):
+        device = torch.device(name)
+    else:
+        return None
+    if device.type == first.device.type and device.index is None:
+        device = first.device
+    return (first.dtype, first.device), (dtype, device)
 
 
 # --- the action of each name host code can write (L1) --------------------------------------------
@@ -251,6 +264,7 @@ TORCH_FUNCTION_ACTIONS: dict[str, Action] = {
                      "preserve_format", "channels_last", "channels_last_3d", "memory_format", "strided", "layout",
                      "no_grad", "inference_mode", "cuda", "typename"), Action.METADATA),
 }
+ATEN_ACTIONS: dict[str, Action] = {**TORCH_FUNCTION_ACTIONS, **TENSOR_METHOD_ACTIONS, **_ATEN_ONLY}
 TORCH_CUDA_ALLOWED = frozenset({"current_device", "get_device_properties", "get_device_capability", "device_count",
                                 "is_available", "device", "synchronize", "get_device_name"})
 # Context managers host code may enter: they pick a device or switch autograd off, nothing more.
@@ -286,5 +300,8 @@ def explain(work: str | None = None) -> str:
              "the outputs really come from the candidate's kernels.", ""]
     if work is not None:
         lines.insert(0, f"This operator's work is '{work}'.")
-    lines += [RULES[r].explain() for r in RULES]
+    for rule in RULES.values():
+        lines.append(textwrap.fill(f"[{rule.id}] {rule.says}", 100, subsequent_indent="    "))
+        lines.append(textwrap.fill(f"to comply: {rule.comply}", 100, initial_indent="    ",
+                                   subsequent_indent="    "))
     return "\n".join(lines)

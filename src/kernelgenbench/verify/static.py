@@ -160,7 +160,7 @@ class _Scanner(ast.NodeVisitor):
                 isinstance(value, ast.Call) and _dotted(value.func) in ("dict", "set", "list") and not value.args)
             if empty:
                 self.flag(stmt, "module-state", "module-level empty container (a cache across calls)")
-        elif isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass)):
+        elif isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass, ast.Assert)):
             return
         elif isinstance(stmt, ast.AsyncFunctionDef):
             self.flag(stmt, "structure", "async functions are not allowed")

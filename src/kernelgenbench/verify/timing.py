@@ -28,8 +28,8 @@ from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
 from .correctness import case_inputs, expected_outputs, outputs_of
-from .tolerance import compare
 from .rules import RULES
+from .tolerance import compare
 from .verdict import Status, Verdict
 
 FLOOR_SLACK = 0.85  # the candidate may be this much under the floor before it is implausible

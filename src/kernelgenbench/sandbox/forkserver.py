@@ -1,0 +1,264 @@
+"""Start-up paid once: a fork server that has imported torch, Triton and the harness, and forks one
+fresh worker process per candidate.
+
+A worker process per candidate stays the rule (its own session, environment, working directory,
+limits and Triton cache; a crash or hang takes nothing else down); what is shared is only the
+imports, which cost 1-2 s per worker on a CPU and ~9 s under gVisor. The server never runs a
+candidate, touches a device or starts a thread pool, so what a child inherits is the state of a
+fresh interpreter after its imports. Servers are keyed by the environment they were started with
+(less the per-worker variables), so a changed environment gets a server of its own.
+
+Protocol (one Unix-socket connection per worker): the parent sends a JSON request with the
+worker's result pipe and log file as passed descriptors; the server forks, answers
+`{"pid": N}`, and when the child exits, `{"status": S}` (a wait status), then closes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+# Variables each worker sets for itself (or that change from call to call, like pytest's name of
+# the running test); the rest of the environment picks the server.
+PER_WORKER = frozenset({"TRITON_CACHE_DIR", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                        "PYTEST_CURRENT_TEST"})
+MAX_SERVERS = 2  # environments kept warm at once; the least recently used server goes first
+PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.verify.pipeline",
+           "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",
+           "kernelgenbench.suite.cublas")
+START_TIMEOUT_S = 180.0
+
+
+class ForkServerError(Exception):
+    """The server could not be started or reached; the caller spawns a plain process instead."""
+
+
+@dataclass
+class ForkedWorker:
+    """A worker forked by the server: the pid to signal, and its exit status when it comes."""
+
+    pid: int
+    conn: socket.socket
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """The exit code as `subprocess` gives it (negative for a signal), or None when the server
+        went away first; raises TimeoutExpired like Popen.wait."""
+        self.conn.settimeout(timeout)
+        data = b""
+        try:
+            while not data.endswith(b"\n"):
+                chunk = self.conn.recv(4096)
+                if not chunk:
+                    return None
+                data += chunk
+        except TimeoutError:
+            raise subprocess.TimeoutExpired("fork server worker", timeout or 0) from None
+        finally:
+            self.conn.settimeout(None)
+        self.conn.close()
+        return os.waitstatus_to_exitcode(json.loads(data)["status"])
+
+
+class ForkServer:
+    """The parent's handle on one server process."""
+
+    def __init__(self, env: dict[str, str]):
+        self._dir = tempfile.mkdtemp(prefix="kgb-fork-")
+        self.path = os.path.join(self._dir, "server.sock")
+        self.proc = subprocess.Popen([sys.executable, "-m", "kernelgenbench.sandbox.forkserver", self.path],
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
+        line = self.proc.stdout.readline() if ready else b""  # type: ignore[union-attr]
+        if line.strip() != b"ready":
+            self.close()
+            raise ForkServerError("the fork server did not start")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, request_path: str, result_fd: int, log_fd: int, cwd: str, env: dict[str, str]) -> ForkedWorker:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(self.path)
+            payload = json.dumps({"request": request_path, "cwd": cwd, "env": env}).encode()
+            socket.send_fds(conn, [len(payload).to_bytes(8, "big") + payload], [result_fd, log_fd])
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = conn.recv(4096)
+                if not chunk:
+                    raise ForkServerError("the fork server closed the connection before forking")
+                data += chunk
+        except OSError as e:
+            conn.close()
+            raise ForkServerError(f"fork server unreachable: {e}") from None
+        return ForkedWorker(json.loads(data)["pid"], conn)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+        os.rmdir(self._dir)
+
+
+_servers: dict[frozenset[tuple[str, str]], ForkServer] = {}  # in order of last use
+_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    return os.environ.get("KGB_FORKSERVER", "1") != "0"
+
+
+def server_for(env: dict[str, str]) -> ForkServer:
+    """The running server for this environment, started on first use (and again if it died)."""
+    key = frozenset((k, v) for k, v in env.items() if k not in PER_WORKER)
+    with _lock:
+        server = _servers.pop(key, None)
+        if server is not None and not server.alive:
+            server.close()
+            server = None
+        if server is None:
+            while len(_servers) >= MAX_SERVERS:
+                _servers.pop(next(iter(_servers))).close()
+            server = ForkServer({k: v for k, v in env.items() if k not in PER_WORKER})
+        _servers[key] = server
+        return server
+
+
+@atexit.register
+def _shutdown() -> None:
+    with _lock:
+        for server in _servers.values():
+            server.close()
+        _servers.clear()
+
+
+# --- the server process ---------------------------------------------------------------------
+
+
+def _child(request: dict, result_fd: int, log_fd: int, inherited: list[int]) -> None:
+    """In the forked worker: become a fresh session with the worker's own environment, then judge."""
+    code = 1
+    try:
+        for fd in inherited:
+            os.close(fd)
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)  # stdin was the server's line to its parent
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        for fd in {devnull, log_fd} - {0, 1, 2}:
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        threads = request["env"].get("OMP_NUM_THREADS")
+        if threads:
+            import torch
+
+            torch.set_num_threads(int(threads))
+        from kernelgenbench.sandbox.worker import main
+
+        code = main([request["request"], str(result_fd)])
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
+    head, fds, _, _ = socket.recv_fds(conn, 65536, 2)
+    size = int.from_bytes(head[:8], "big")
+    body = head[8:]
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            raise ConnectionError("request cut short")
+        body += chunk
+    return json.loads(body), fds
+
+
+def serve(path: str) -> None:
+    for name in PRELOAD:
+        __import__(name)
+    import torch
+
+    if torch.cuda.is_initialized():  # a forked child could not use the device: never serve then
+        return
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    children: dict[int, socket.socket] = {}
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    parent = sys.stdin.fileno()  # closes when the parent goes
+    while True:
+        ready, _, _ = select.select([listener, wake_r, parent], [], [])
+        if parent in ready and not os.read(parent, 1):
+            for pid in children:  # the campaign is gone: so is what it was judging
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            return
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            conn = children.pop(pid, None)
+            if conn is not None:
+                try:
+                    conn.sendall(json.dumps({"status": status}).encode() + b"\n")
+                except OSError:
+                    pass
+                conn.close()
+        if listener in ready:
+            conn, _ = listener.accept()
+            try:
+                request, fds = _receive(conn)
+            except (OSError, ValueError, ConnectionError):
+                conn.close()
+                continue
+            if len(fds) != 2:
+                conn.close()
+                for fd in fds:
+                    os.close(fd)
+                continue
+            result_fd, log_fd = fds
+            inherited = [listener.fileno(), wake_r, wake_w, conn.fileno(), *(c.fileno() for c in children.values())]
+            pid = os.fork()
+            if pid == 0:
+                _child(request, result_fd, log_fd, inherited)
+            os.close(result_fd)
+            os.close(log_fd)
+            children[pid] = conn
+            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
