@@ -14,11 +14,12 @@ import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 
 from kernelgenbench import api
 from kernelgenbench.platforms import detect, environment
-from kernelgenbench.verify.timing import operator_speedup
+from kernelgenbench.verify.timing import TimingConfig, operator_speedup
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "genuine"
@@ -42,6 +43,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-perf", action="store_true")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--under", default="")
+    parser.add_argument("--quick-timing", action="store_true",
+                        help="30 samples or 0.3 s per side instead of 100 or 1 s: every timing check still "
+                             "runs, the figures are rougher")
     args = parser.parse_args(argv)
     platform = detect(args.device)
     perf = platform.name == "cuda" and not args.no_perf
@@ -58,10 +62,12 @@ def main(argv: list[str]) -> int:
         verdicts = dict(zip(files, pool.map(verify, files)))
     verified_s = time.time() - start
     timings = {}
+    config = TimingConfig(min_samples=30, min_seconds=0.3, wall_samples=5) if args.quick_timing else TimingConfig()
     if perf:
         for path, v in verdicts.items():
             if v.passed:
-                timings[path] = api.time_file(path, header(path)["op"], device=platform.device, seed=args.seed)
+                timings[path] = api.time_file(path, header(path)["op"], device=platform.device, seed=args.seed,
+                                              config=config)
                 print(f"timed {path.stem}: {timings[path].status.value} {timings[path].reason}", flush=True)
     rows, data = [], []
     for path, v in verdicts.items():
@@ -85,8 +91,11 @@ def main(argv: list[str]) -> int:
     tag = "-".join(["genuine", *under, where])
     summary = (f"{passed}/{len(data)} genuine candidates pass every layer"
                f"{' and timing' if perf else ''} ({'PASS' if passed == len(data) else 'FAIL'}); "
-               f"verification {verified_s:.0f} s with {args.workers} workers, {time.time() - start:.0f} s in all")
+               f"verification {verified_s:.0f} s with {args.workers} workers, {time.time() - start:.0f} s in all"
+               + (f"; timing: at least {config.min_samples} samples or {config.min_seconds:g} s per side"
+                  if perf else ""))
     (out / f"{tag}.json").write_text(json.dumps({"summary": summary, "environment": env, "seed": args.seed,
+                                                 "timing_config": asdict(config) if perf else None,
                                                  "results": data}, indent=2))
     lines = [f"# Genuine corpus on {env.get('device')}", "", summary, "",
              "Measured on: " + ", ".join(f"{k} {v}" for k, v in env.items() if v), "",

@@ -38,7 +38,7 @@ for step in "$@"; do
     corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
               | tee "$out/corpus-cuda.log" ;;
     genuine) $t "$py" benchmarks/genuine.py --out "$out" --device cuda --workers "${KGB_WORKERS:-8}" \
-               --under "${KGB_GENUINE_UNDER:-}" 2>&1 | tee -a "$out/genuine.log" ;;
+               --under "${KGB_GENUINE_UNDER:-}" ${KGB_GENUINE_QUICK:+--quick-timing} 2>&1 | tee -a "$out/genuine.log" ;;
     cheats) $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
