@@ -3,8 +3,8 @@ affords, then, on a GPU, timing against the native baseline. Goal: every file pa
 `hack_*` on an honest kernel is a defect of the judge). Writes genuine-DEVICE.md and .json.
 
 Usage: python benchmarks/genuine.py --out DIR [--device cuda] [--workers 8] [--no-perf] [--under SUBDIR,...]
-(--under: only these folders of tests/genuine/, to spread the corpus over device calls; the tag
-names them)
+(--under: only these folders of tests/genuine/, or files by stem, to spread the corpus over device
+calls; the tag names them)
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     under = [u for u in args.under.split(",") if u]
     files = [p for p in sorted(CORPUS.rglob("*.py"))
              if (platform.name == "cuda" or not header(p).get("device", "").startswith("cuda"))
-             and (not under or p.parent.name in under)]
+             and (not under or p.parent.name in under or p.stem in under)]
     start = time.time()
 
     def verify(path: Path):

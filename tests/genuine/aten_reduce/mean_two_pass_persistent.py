@@ -36,7 +36,7 @@ def _mean_finalize(part_ptr, out_ptr, n_rows, n_chunks, n_cols,
     mask = (rows < n_rows)[:, None] & (chunks < n_chunks)[None, :]
     p = tl.load(part_ptr + rows[:, None] * n_chunks + chunks[None, :], mask=mask, other=0.0)
     total = tl.sum(p, axis=1)
-    mean = total / n_cols.to(tl.float32)  # 0 / 0 = nan for an empty reduction, as in ATen
+    mean = total / n_cols  # 0 / 0 = nan for an empty reduction, as in ATen (no .to(): n_cols == 1 is a constexpr on GPUs)
     tl.store(out_ptr + rows, mean.to(out_ptr.dtype.element_ty), mask=rows < n_rows)
 
 
