@@ -29,6 +29,7 @@ def _call(ov, case, device):
     ov.reference(*args, **kwargs)
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
 def test_every_case_is_a_valid_reference_call(op):
     failures = []

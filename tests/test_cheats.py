@@ -70,6 +70,7 @@ def test_readme_table_names_each_cheats_deciding_layer():
         assert cells[4].startswith(f"`{h['without-static']}`") if "without-static" in h else cells[4] == "", cells
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("path", CHEATS, ids=lambda p: p.stem)
 def test_cheat_is_caught(path):
     h = header(path)
@@ -96,6 +97,7 @@ def test_cheat_is_caught(path):
 STATIC_CHEATS = [p for p in CHEATS if "without-static" in header(p)]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("path", STATIC_CHEATS, ids=lambda p: p.stem)
 def test_static_cheat_is_still_caught_without_the_static_scan(path):
     """Defence in depth: with L1 off, the runtime layers (or the dispatcher routing a library call

@@ -66,6 +66,7 @@ def test_corpus_is_broad():
     assert any(s.count("@triton.jit") >= 2 for s in sources), "several kernels in one file"
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("path", GENUINE, ids=lambda p: p.stem)
 def test_genuine_candidate_passes_every_layer(path):
     if header(path).get("device", "").startswith("cuda") and not torch.cuda.is_available():

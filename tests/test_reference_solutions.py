@@ -16,6 +16,7 @@ from kernelgenbench.verify.verdict import Status
 SEEDS = [2026, secrets.randbits(47)]
 
 
+@pytest.mark.sweep
 @pytest.mark.parametrize("seed", SEEDS, ids=["fixed-seed", "fresh-seed"])
 @pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
 def test_reference_solution_passes(op, seed):

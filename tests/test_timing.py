@@ -52,6 +52,7 @@ def test_traffic_counts_each_buffer_once_and_a_gather_only_its_rows():
 
 # aten::mul: the harness's own checks multiply tensors, and once ran while the candidate for
 # `mul` was registered, which then received the harness's bool masks.
+@pytest.mark.sweep
 @pytest.mark.parametrize("op", ["aten::silu", "aten::add", "aten::mul", "vllm::fused_add_rms_norm",
                                 "cublas::cublasSaxpy_v2"])
 def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
