@@ -27,6 +27,7 @@ def kgbench(*args: str, cwd=None) -> subprocess.CompletedProcess:
     (["run", "--method", "files", "--db", "/no/such/dir/k.db"], "needs --dir"),
     (["run", "--method", "files", "--dir", "/no/such/dir"], "no such folder"),
     (["run", "--method", "magic"], "unknown method 'magic'"),
+    (["verify", "--op", "silu"], "verify needs a candidate FILE and --op OP (or --explain)"),
     (["run", "--db", "/no/such/dir/k.db", "--ops", "silu", "--device", "cpu"], "folder /no/such/dir does not exist"),
     (["show", "aten::sort"], "not specified yet"),
     (["verify", str(CANDIDATES / "silu_good.py"), "--op", "silu", "--device", "cpu", "--perf"],
@@ -114,3 +115,12 @@ def test_perf_table_shows_each_case_and_the_operator_speedup():
     text = captured.get()
     assert "silu: case 0" in text and "2.000" in text and "0.500" in text
     assert "speed-up (geometric mean of 2 cases) over the library kernel: 1.000x" in text and "128 MiB" in text
+
+
+def test_verify_explain_prints_every_rule_and_how_to_comply():
+    r = kgbench("verify", "--explain", "--op", "aten::silu")
+    assert r.returncode == 0, r.stderr
+    assert "This operator's work is 'compute'" in r.stdout
+    for rule in ("host-compute", "data-op-host-move", "lossy-cast", "host-read", "ghost", "profile", "timing"):
+        assert f"[{rule}]" in r.stdout
+    assert r.stdout.count("to comply:") >= 19
