@@ -23,16 +23,8 @@ from kernelgenbench.verify.timing import TimingConfig, operator_speedup
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "genuine"
-
-
-def header(path: Path) -> dict[str, str]:
-    fields = {}
-    for line in path.read_text().splitlines():
-        if not line.startswith("# ") or ":" not in line:
-            break
-        key, _, value = line[2:].partition(":")
-        fields[key.strip()] = value.strip()
-    return fields
+sys.path.insert(0, str(ROOT))
+from tests.corpus import header  # noqa: E402 - the corpus's own header reader, from the checkout
 
 
 def main(argv: list[str]) -> int:

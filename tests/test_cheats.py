@@ -30,6 +30,8 @@ from kernelgenbench.verify.pipeline import Plan
 from kernelgenbench.verify.timing import TimingConfig
 from kernelgenbench.verify.verdict import Status
 
+from .corpus import header
+
 # Few samples, and on the CPU the small cases: the timing layer's checks, not its figures, are tested.
 QUICK_TIMING = TimingConfig(min_samples=3, max_samples=3, warmup=1, wall_samples=1, input_sets=2)
 
@@ -37,16 +39,6 @@ CHEATS = sorted((Path(__file__).parent / "cheats").glob("*.py"))
 
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def header(path: Path) -> dict[str, str]:
-    fields = {}
-    for line in path.read_text().splitlines():
-        if not line.startswith("# ") or ":" not in line:
-            break
-        key, _, value = line[2:].partition(":")
-        fields[key.strip()] = value.strip()
-    return fields
 
 
 def test_corpus_covers_the_integrity_table():

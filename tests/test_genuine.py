@@ -20,6 +20,8 @@ from kernelgenbench import api
 from kernelgenbench.suite import registry
 from kernelgenbench.verify.verdict import Status
 
+from .corpus import header
+
 GENUINE = sorted((Path(__file__).parent / "genuine").rglob("*.py"))
 
 # The idioms the corpus must show somewhere, each found in the source itself (not in a header).
@@ -42,16 +44,6 @@ IDIOMS = {
     "a helper function": r"\ndef _[a-z_]+\(",
     "constants at module level": r"\n[A-Z][A-Z0-9_]* = ",
 }
-
-
-def header(path: Path) -> dict[str, str]:
-    fields = {}
-    for line in path.read_text().splitlines():
-        if not line.startswith("# ") or ":" not in line:
-            break
-        key, _, value = line[2:].partition(":")
-        fields[key.strip()] = value.strip()
-    return fields
 
 
 def test_corpus_is_broad():
