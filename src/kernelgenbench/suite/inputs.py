@@ -42,7 +42,20 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
 
     if dt.is_complex:
         return torch.complex(one(), one()).to(dt)
+    if spec.dist == "special":
+        return _plant_specials(one(), gen).to(dt)
     return one().to(dt)
+
+
+SPECIALS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0)
+
+
+def _plant_specials(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """About a third of the positions become NaN, +-Inf or +-0.0 (one in 15 each)."""
+    pick = torch.randint(0, 3 * len(SPECIALS), values.shape, generator=gen, device=gen.device)
+    for i, v in enumerate(SPECIALS):
+        values = torch.where(pick == i, torch.tensor(v, dtype=values.dtype, device=values.device), values)
+    return values
 
 
 def make_tensor(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tensor:

@@ -15,7 +15,7 @@ Size = Literal["small", "large", "perf"]
 SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
-Distribution = Literal["normal", "uniform", "positive", "index", "unit"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
 # copy or fill must be a Triton kernel) or "view" (the result aliases an input).
@@ -28,7 +28,9 @@ SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
 class TensorSpec:
     """A tensor to draw: its logical shape, dtype, memory layout and value distribution.
 
-    `low`/`high` bound `uniform`, `positive` and `index` draws (`high` exclusive for index).
+    `low`/`high` bound `uniform`, `positive`, `special` and `index` draws (`high` exclusive for
+    index). `special` is uniform with NaN, +Inf, -Inf, +0.0 and -0.0 planted at about a third of
+    the positions, where the semantics of special values are judged.
     """
 
     shape: tuple[int, ...]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import index, matmul, pointwise, reduce
+from . import binary, copies, creation, index, matmul, pointwise, reduce, unary
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (index, matmul, pointwise, reduce) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in (binary, copies, creation, index, matmul, pointwise, reduce, unary) for name, factory in fam.OPERATORS.items()
 }

@@ -29,21 +29,32 @@ def _named_tensor(packet: object, overload: str) -> bool:
     return op is not None and "Dimname" in str(op._schema)
 
 
+def _in_dispatcher(op: str, overload: str) -> bool:
+    """TorchScript-only schemas (`eq.Tensor_list`, `to.prim_dtype`, `copy_.int`) have no dispatcher
+    entry, so no kernel can be registered for them: they are not part of the operator."""
+    try:
+        torch._C._dispatch_find_schema_or_throw(f"aten::{op}", overload)
+    except RuntimeError:
+        return False
+    return True
+
+
 def func_name(op: str, overload: str) -> str:
     """The candidate's Python name for an overload: `softmax.int` -> `softmax_int`."""
     return f"{op}_{overload}" if overload else op
 
 
 def overloads(op: str) -> tuple[Overload, ...]:
-    """Every overload of `aten::op` that takes or returns a Tensor, `out=` forms included
-    (named-tensor overloads aside)."""
+    """Every dispatcher overload of `aten::op` that takes or returns a Tensor, `out=` forms
+    included (named-tensor overloads aside)."""
     schemas = torch._C._jit_get_schemas_for_operator(f"aten::{op}")
     if not schemas:
         raise KeyError(f"aten::{op} is not in this torch's schema registry")
     packet = getattr(torch.ops.aten, op)
     found = []
     for s in schemas:
-        if not _takes_or_returns_tensor(s) or _named_tensor(packet, s.overload_name):
+        if (not _takes_or_returns_tensor(s) or _named_tensor(packet, s.overload_name)
+                or not _in_dispatcher(op, s.overload_name)):
             continue
         ov_name = s.overload_name
         params = tuple(
