@@ -15,6 +15,9 @@ from kernelgenbench.verify.audit import audit_operator
 @pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
 def test_no_null_candidate_survives_an_operator(op):
     result = audit_operator(op, "cpu", ("small",), seed=4242)
+    if op.compare == "strides":
+        assert result.skipped and not result.holes
+        return
     assert result.cases > 0
     assert result.ok, f"null candidates pass every case of: {result.holes}"
     # nulls may only pass degenerate cases; most cases must reject all of them

@@ -6,25 +6,14 @@ The large and perf tiers only run on a GPU; this catches a malformed case before
 from __future__ import annotations
 
 import pytest
-import torch
 
 from kernelgenbench.suite import registry
+from kernelgenbench.suite.aten.family import blank
 from kernelgenbench.suite.inputs import upcast_value
-from kernelgenbench.suite.spec import OutputSpec, TensorSpec
-
-
-def _blank(v, device):
-    if isinstance(v, (TensorSpec, OutputSpec)):
-        if isinstance(v, TensorSpec) and v.dist == "index":
-            return torch.zeros(v.shape, dtype=v.dtype, device=device)
-        return torch.empty(v.shape, dtype=v.dtype, device=device)
-    if isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
-        return type(v)(_blank(x, device) for x in v)
-    return v
 
 
 def _call(ov, case, device):
-    values = {k: upcast_value(_blank(v, device)) for k, v in case.sample.values.items()}
+    values = {k: upcast_value(blank(v, device)) for k, v in case.sample.values.items()}
     args, kwargs = ov.split(values)
     ov.reference(*args, **kwargs)
 

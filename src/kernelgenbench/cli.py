@@ -276,13 +276,22 @@ def audit(ops: Optional[str] = typer.Option(None, help="comma-separated operator
         margin = "" if verdict.worst_ratio is None else f"{verdict.worst_ratio:.3g}"
         holes = ", ".join(f"{ov}: {null}" for ov, null in nulls.holes)
         bad |= bool(nulls.holes) or not verdict.passed
-        table.add_row(nulls.op, str(nulls.cases), verdict.status.value, margin, str(len(nulls.passes)), holes or "none")
+        table.add_row(nulls.op, str(nulls.cases), verdict.status.value, margin, str(len(nulls.passes)),
+                      holes or nulls.skipped or "none")
     out.print(table)
     for nulls, _ in results:
         for p in nulls.passes:
             out.print(f"{nulls.op}: {p.null} passes {p.case}", markup=False)
     out.print("audit " + ("FAILED" if bad else "passed") + f": {len(results)} operators")
     raise typer.Exit(1 if bad else 0)
+
+
+def _is_click_error(e: Exception) -> bool:
+    try:
+        from click import ClickException
+    except ImportError:
+        from typer._click.exceptions import ClickException  # type: ignore[no-redef]
+    return isinstance(e, ClickException)
 
 
 def main() -> None:
@@ -296,12 +305,10 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         err.print("aborted")
         sys.exit(130)
-    except Exception as e:  # click's own usage errors
-        import click
-
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
+    except Exception as e:  # click's own usage errors (typer vendors click from 0.29 on)
+        if _is_click_error(e):
+            e.show()  # type: ignore[attr-defined]
+            sys.exit(e.exit_code)  # type: ignore[attr-defined]
         raise
     sys.exit(code if isinstance(code, int) else 0)
 

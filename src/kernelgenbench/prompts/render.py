@@ -115,8 +115,11 @@ WORK_RULES = {
     "compute": "",
     "data": "\n  This operator's work is itself moving or creating data, so here the copy or fill must be\n"
             "  a Triton kernel: host code may only allocate (`torch.empty*`), take views and read metadata.",
-    "view": "\n  This operator returns a view: build it with view operations on the host (no copy, no fill)\n"
-            "  so that it aliases its input, as the schema promises.",
+    "view": "\n  This operator is metadata only: where ATen returns a view, build it with view operations on\n"
+            "  the host (no copy, no fill) so that it aliases its input with ATen's storage offset and strides;\n"
+            "  where ATen copies, the copy must be a Triton kernel. It is judged for accuracy, not timed.",
+    "read": "\n  This operator reads one value into Python: host code may move it to the host and read it\n"
+            "  (`.tolist()`), and nothing else. It is judged for accuracy, not timed.",
 }
 
 

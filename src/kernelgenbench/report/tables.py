@@ -22,6 +22,7 @@ from ..metrics import (
     speed_by_source,
 )
 from ..store import NO_CODE, Row, Run
+from ..suite import registry
 from ..verify.verdict import Status
 
 STATUS_ORDER = [s.value for s in Status] + [NO_CODE, "pending"]
@@ -60,6 +61,31 @@ def _timed(rows: list[Row]) -> bool:
     return any(r.speedup is not None for r in rows)
 
 
+def _untimed_by_design(rows: list[Row]) -> list[str]:
+    """Operators with no work to time (views, `item`): counted in accuracy, never in speed-ups."""
+    untimed = []
+    for op in sorted({r.op for r in rows}):
+        try:
+            if not registry.get(op).timed:
+                untimed.append(op)
+        except KeyError:
+            continue
+    return untimed
+
+
+def _speed_rows(rows: list[Row]) -> list[Row]:
+    untimed = set(_untimed_by_design(rows))
+    return [r for r in rows if r.op not in untimed]
+
+
+def _untimed_note(rows: list[Row]) -> str:
+    ops = _untimed_by_design(rows)
+    if not ops:
+        return ""
+    return (f" Metadata operators (views, allocations, `item`) have no kernel work to time: they count in "
+            f"accuracy and are left out of every speed figure: {', '.join(ops)}.")
+
+
 def _speed_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
     header = (["source", "operators", "timed passes", "speed-up geomean (x)", "geomean 95% CI low (x)",
                "geomean 95% CI high (x)", "speed-up median (x)", "speed-up IQM (x)"]
@@ -73,7 +99,7 @@ def _speed_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
                 + ["" if s.accuracy_ci is None else f"{100 * s.accuracy_ci[0]:.0f}-{100 * s.accuracy_ci[1]:.0f}",
                    s.flagged_cases])
 
-    return header, [row(s) for s in speed_by_source(rows)]
+    return header, [row(s) for s in speed_by_source(_speed_rows(rows))]
 
 
 def _timed_with(run: Run, rows: list[Row]) -> str:
@@ -155,7 +181,8 @@ def _markdown(run: Run, rows: list[Row]) -> str:
         mode = "CUDA-graph replays" if run.config.get("timing", {}).get("graph") else "CUDA events"
         parts += ["## Speed", "", f"Speed-up over the native baseline, timed with {mode}: per operator the geometric "
                   "mean over its performance cases, per group the geometric mean over passed operators; a case "
-                  f"faster than the memory-bandwidth floor counts only up to it.{_stand_ins(rows)}", "",
+                  "faster than the memory-bandwidth floor counts only up to it."
+                  f"{_stand_ins(rows)}{_untimed_note(rows)}", "",
                   _md_table(*_speed_table(rows)),
                   ""]
     costs = cost_by_source(rows, _prices(run))
@@ -177,7 +204,8 @@ def _json(run: Run, rows: list[Row]) -> str:
                       for s in summaries],
         "cost": [{**c.__dict__, "tokens_per_solved": c.tokens_per_solved}
                  for c in cost_by_source(rows, _prices(run))],
-        "speed": [_speed_json(s) for s in speed_by_source(rows)] if _timed(rows) else [],
+        "speed": [_speed_json(s) for s in speed_by_source(_speed_rows(rows))] if _timed(rows) else [],
+        "untimed_by_design": _untimed_by_design(rows),
         "operators": [r.__dict__ for r in rows],
     }, indent=2)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from .spec import Case, Layout, OutputSpec, Overload, Sample, Size, TensorSpec, Tolerance
+from .spec import Case, DeviceArg, Layout, OutputSpec, Overload, Sample, Size, TensorSpec, Tolerance
 
 FLOATS: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
 LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided", "expanded")
@@ -24,11 +24,11 @@ accurate than a plain tiled loop: measured on the H200, an ieee tiled Triton mat
 
 
 def describe_value(v: Any) -> str:
-    if isinstance(v, (TensorSpec, OutputSpec)):
+    if isinstance(v, (TensorSpec, OutputSpec, DeviceArg)):
         return v.describe()
     if isinstance(v, torch.dtype):
         return str(v).replace("torch.", "")
-    if isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (TensorSpec, OutputSpec)) for x in v):
         return "[" + ", ".join(x.describe() for x in v) + "]"
     return repr(v)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from .spec import OutputSpec, TensorSpec
+from .spec import DeviceArg, OutputSpec, TensorSpec
 
 POISON_FLOAT = float("nan")
 POISON_INT = -0x5EED
@@ -104,22 +104,31 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
             out[name] = make_output(v, device)
         elif isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
             out[name] = type(v)(make_tensor(x, gen, device) for x in v)
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, OutputSpec) for x in v):
+            out[name] = [make_output(x, device) for x in v]
+        elif isinstance(v, DeviceArg):
+            out[name] = torch.device(device)
         else:
             out[name] = v
     return out
 
 
+def replica(v: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A copy of `v`'s whole storage in `dtype`, viewed with `v`'s offset, sizes and strides."""
+    count = v.untyped_storage().nbytes() // v.element_size()
+    whole = torch.empty(0, dtype=v.dtype, device=v.device).set_(v.untyped_storage(), 0, (count,), (1,))
+    copy = whole.to(dtype, copy=True)
+    return torch.empty(0, dtype=dtype, device=v.device).set_(copy.untyped_storage(), v.storage_offset(),
+                                                              v.size(), v.stride())
+
+
 def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep copies of every tensor, keeping strides (so layouts survive the copy)."""
+    """Deep copies of every tensor: the whole storage, viewed with the same offset, sizes and
+    strides, so layouts survive the copy and a view of the copy is where a view of the original is."""
 
     def c(v: Any) -> Any:
         if isinstance(v, torch.Tensor):
-            if v.numel() > 0 and 0 in v.stride():
-                base = v[tuple(slice(0, 1) if st == 0 else slice(None) for st in v.stride())]
-                return base.clone().expand(v.shape)
-            out = torch.empty_strided(v.size(), v.stride(), dtype=v.dtype, device=v.device)
-            out.copy_(v)
-            return out
+            return replica(v, v.dtype)
         if isinstance(v, (list, tuple)):
             return type(v)(c(x) for x in v)
         return v
@@ -135,10 +144,10 @@ def upcast_value(v: Any) -> Any:
     """
     if isinstance(v, torch.Tensor):
         if v.dtype.is_complex:
-            return v.to(torch.complex128, copy=True)
+            return replica(v, torch.complex128)
         if v.dtype.is_floating_point:
-            return v.to(torch.float64, copy=True)
-        return v.clone()
+            return replica(v, torch.float64)
+        return replica(v, v.dtype)
     if isinstance(v, torch.dtype):
         if v.is_complex:
             return torch.complex128

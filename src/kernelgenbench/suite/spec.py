@@ -18,8 +18,14 @@ Layout = Literal["contiguous", "transposed", "strided", "expanded"]
 Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
-# copy or fill must be a Triton kernel) or "view" (the result aliases an input).
-Work = Literal["compute", "data", "view"]
+# copy or fill must be a Triton kernel), "view" (metadata only: the result aliases an input or is
+# an uninitialised allocation, so there is no kernel to write and nothing to time) or "read" (the
+# work is reading one value into Python: `item`).
+Work = Literal["compute", "data", "view", "read"]
+# How outputs are compared with the native ones: "values" (the tolerance, any strides),
+# "values_and_strides" (also the native strides: `memory_format` is part of the contract) or
+# "strides" (shape, dtype and strides only: the values are undefined, as with `empty_strided`).
+Compare = Literal["values", "values_and_strides", "strides"]
 
 SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
 
@@ -44,6 +50,17 @@ class TensorSpec:
         dt = str(self.dtype).replace("torch.", "")
         lay = "" if self.layout == "contiguous" else f" {self.layout}"
         return f"{dt}{list(self.shape)}{lay}"
+
+
+@dataclass(frozen=True)
+class DeviceArg:
+    """A `device=` argument: the device the case runs on, known only in the worker."""
+
+    def describe(self) -> str:
+        return "<device>"
+
+
+DEVICE = DeviceArg()
 
 
 @dataclass(frozen=True)
@@ -172,6 +189,12 @@ class Operator:
     # (a gather reads only the rows it selects); used for the timing plausibility floor.
     traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None
     work: Work = "compute"
+    compare: Compare = "values"
+
+    @property
+    def timed(self) -> bool:
+        """Whether the operator has work to time: view and read operators are judged for accuracy only."""
+        return self.work in ("compute", "data") and any(c.size == "perf" for c in self.cases)
 
     @property
     def name(self) -> str:

@@ -7,12 +7,12 @@ buffers; the inputs it receives are compared bit for bit afterwards.
 
 from __future__ import annotations
 
+import math
 import time
 import traceback
 import zlib
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -47,8 +47,52 @@ def outputs_of(ov: Overload, result: Any, values: dict[str, Any]) -> list[Any]:
     produced: list[Any] = []
     if ov.returns_alias is None and result is not None:
         produced.extend(result if isinstance(result, (tuple, list)) else [result])
-    produced.extend(values[name] for name in ov.writes)
+    for name in ov.writes:
+        written = values[name]
+        produced.extend(written if isinstance(written, (tuple, list)) else [written])
     return produced
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A native output that is a view of an input: which one, and where in its storage."""
+
+    input: str
+    offset: int  # storage offset relative to the input's
+    stride: tuple[int, ...]
+
+    def describe(self) -> str:
+        return f"a view of `{self.input}` (storage offset {self.offset:+d}, strides {list(self.stride)})"
+
+
+def alias_of(out: Any, inputs: dict[str, Any]) -> Alias | None:
+    """Which input `out` is a view of, if any (compared by storage)."""
+    if not isinstance(out, torch.Tensor) or out.numel() == 0:
+        return None
+    ptr = out.untyped_storage().data_ptr()
+    for name, t in inputs.items():
+        if isinstance(t, torch.Tensor) and t.numel() > 0 and t.untyped_storage().data_ptr() == ptr:
+            return Alias(name, out.storage_offset() - t.storage_offset(), tuple(out.stride()))
+    return None
+
+
+class Expected(NamedTuple):
+    """What a case must produce: the float64 truth, the native result, the error scale of each
+    output, and which native outputs are views of inputs (where aliasing is the contract)."""
+
+    reference: list[Any]
+    native: list[Any]
+    scales: list[Any]
+    aliases: list[Alias | None]
+
+
+def needs_kernel(op: Operator, expected: Expected) -> bool:
+    """Whether the case has values a kernel must produce: not when every output is a view of an
+    input, a Python scalar, empty, or undefined (`compare="strides"`)."""
+    if op.compare == "strides":
+        return False
+    return any(isinstance(n, torch.Tensor) and n.numel() > 0 and a is None
+               for n, a in zip(expected.native, expected.aliases))
 
 
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -84,15 +128,18 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> 
     return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
 
 
-def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any],
-                     device: str) -> tuple[list[Any], list[Any], list[Any]]:
+def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> Expected:
     """The float64 truth, the native result, and the error scale of each output, all on copies."""
     reference = _reference(ov, values)
     scales = _reference(ov, values, absolute=True) if op.tolerance.abs_scale else [None] * len(reference)
     nat_values = clone_values(values)
     args, kwargs = ov.split(nat_values)
     native = outputs_of(ov, op.native(device, ov)(*args, **kwargs), nat_values)
-    return reference, native, scales
+    returned = len(native) - len(outputs_of(ov, None, nat_values))
+    read_only = {k: v for k, v in nat_values.items() if k not in ov.writes}
+    aliases = [alias_of(n, read_only) if i < returned else None for i, n in enumerate(native)]
+    return Expected(reference, native, scales, aliases)
+
 
 
 class CaseRunner:
@@ -115,7 +162,7 @@ class CaseRunner:
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
 
-    def _expected(self, ov: Overload, values: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    def _expected(self, ov: Overload, values: dict[str, Any]) -> Expected:
         expected = expected_outputs(self.op, ov, values, self.device)
         self._sync()
         return expected
@@ -130,7 +177,8 @@ class CaseRunner:
         ov = self.op.overload(case.overload)
         try:
             values = case_inputs(case, self.seed, self.device)
-            reference, native, scales = self._expected(ov, values)
+            expected = self._expected(ov, values)
+            reference, native, scales = expected.reference, expected.native, expected.scales
             snapshot = clone_values(values)
         except Exception as e:  # noqa: BLE001 - a failure before the candidate runs is ours
             return done(Status.INFRA_ERROR, f"reference failed: {type(e).__name__}: {e}", tb=_tail())
@@ -157,12 +205,13 @@ class CaseRunner:
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
 
-        outcome = self._judge(ov, result, values, snapshot, reference, native, scales, done)
+        outcome = self._judge(ov, result, values, snapshot, expected, done)
         produced = outputs_of(ov, result, values)  # kept alive: the ghost run must not get these buffers
         if outcome.result.status is not Status.PASS:
             return outcome
         traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
-        ghost = self._ghost(case, ov, snapshot, reference, native, scales, launches) if self.ghost else None
+        ghost = (self._ghost(case, ov, snapshot, reference, native, scales, launches)
+                 if self.ghost and needs_kernel(self.op, expected) else None)
         del produced
         if ghost:
             return done(Status.HACK_GHOST, f"{ghost} [ghost]. To comply: {RULES['ghost'].comply}",
@@ -217,9 +266,13 @@ class CaseRunner:
                native: list[Any], scales: list[Any], launches_before: int) -> str | None:
         """L2: the same case with every Triton launch skipped must no longer be correct."""
         assert self.monitor is not None
+        launched = self.monitor.count != launches_before
+        if self.op.work == "data" and not launched:
+            return ("no Triton kernel was launched for an operator whose work is writing data: "
+                    "the values were left to chance (uninitialised memory) or written elsewhere")
         if self._null_is_correct(ov, snapshot, reference, native, scales):
             return None
-        if self.monitor.count == launches_before:
+        if not launched:
             return "no Triton kernel was launched, yet the outputs are correct: they were computed elsewhere"
         values = case_inputs(case, self.seed, self.device)
         args, kwargs = ov.split(values)
@@ -241,16 +294,22 @@ class CaseRunner:
         return "outputs are still correct with every Triton launch skipped: they were computed elsewhere"
 
     def _judge(self, ov: Overload, result: Any, values: dict[str, Any], snapshot: dict[str, Any],
-               reference: list[Any], native: list[Any], scales: list[Any], done: Any) -> CaseOutcome:
+               expected: Expected, done: Any) -> CaseOutcome:
+        reference, native, scales = expected.reference, expected.native, expected.scales
+        if ov.returns_alias is not None:
+            problem = _returned_argument(result, values[ov.returns_alias], ov.returns_alias)
+            if problem:
+                return done(Status.WRONG_RESULT, problem)
         produced = outputs_of(ov, result, values)
         if len(produced) != len(native):
             return done(Status.WRONG_RESULT, f"returned {len(produced)} outputs, expected {len(native)}")
-        inputs = [v for k, v in values.items() if isinstance(v, torch.Tensor) and k not in ov.writes]
-        for i, (got, want) in enumerate(zip(produced, native)):
+        read_only = {k: v for k, v in values.items() if k not in ov.writes}
+        for i, (got, want, alias) in enumerate(zip(produced, native, expected.aliases)):
             label = f"output {i}"
             if not isinstance(want, torch.Tensor):
-                if got != want:
-                    return done(Status.WRONG_RESULT, f"{label} is {got!r}, expected {want!r}")
+                problem = _scalar_problem(got, want)
+                if problem:
+                    return done(Status.WRONG_RESULT, f"{label} {problem}")
                 continue
             if type(got) is not torch.Tensor:
                 return done(Status.WRONG_RESULT, f"{label} is a {type(got).__name__}, expected a plain torch.Tensor")
@@ -259,9 +318,13 @@ class CaseRunner:
                                                  f"expected {want.dtype}{list(want.shape)}")
             if got.device.type != torch.device(self.device).type:
                 return done(Status.WRONG_RESULT, f"{label} is on {got.device}, expected {self.device}")
-            if i < len(produced) - len(ov.writes) and got.numel() > 0 and _aliases(got, inputs):
-                return done(Status.WRONG_RESULT,
-                            f"{label} shares memory with an input; the schema promises a new tensor")
+            if self.op.compare != "values" and got.numel() > 1 and _dense_strides(got) != _dense_strides(want):
+                return done(Status.WRONG_RESULT, f"{label} has strides {list(got.stride())}, expected "
+                                                 f"{list(want.stride())} (the memory format is part of the contract)")
+            if i < len(produced) - len(ov.writes) and got.numel() > 0:
+                problem = _aliasing_problem(got, alias, read_only)
+                if problem:
+                    return done(Status.WRONG_RESULT, f"{label} {problem}")
         for name, before in snapshot.items():
             if name in ov.writes or not isinstance(before, torch.Tensor):
                 continue
@@ -270,7 +333,7 @@ class CaseRunner:
                             f"the candidate modified its input `{name}`, which this operator only reads")
         worst = None
         for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):
-            if not isinstance(got, torch.Tensor):
+            if not isinstance(got, torch.Tensor) or self.op.compare == "strides":
                 continue
             verdict = compare(got, ref, nat, self.op.tolerance, scale)
             if not verdict.ok:
@@ -300,6 +363,46 @@ def _abs(v: Any) -> Any:
     return v
 
 
-def _aliases(t: torch.Tensor, others: Iterable[torch.Tensor]) -> bool:
-    ptr = t.untyped_storage().data_ptr()
-    return any(o.numel() > 0 and o.untyped_storage().data_ptr() == ptr for o in others)
+def _aliasing_problem(got: torch.Tensor, want: Alias | None, inputs: dict[str, Any]) -> str | None:
+    """A returned tensor must be a view exactly where the native one is (same input, storage
+    offset and strides), and a new tensor everywhere else."""
+    have = alias_of(got, inputs)
+    if want is None:
+        return None if have is None else f"shares memory with `{have.input}`; the native op returns a new tensor"
+    if have is None:
+        return f"is a new tensor; the native op returns {want.describe()}"
+    if have != want:
+        return f"is {have.describe()}; the native op returns {want.describe()}"
+    return None
+
+
+def _dense_strides(t: torch.Tensor) -> tuple[int, ...]:
+    """Strides, with those of size-1 dimensions (which never address anything) left out."""
+    return tuple(st for st, n in zip(t.stride(), t.shape) if n != 1)
+
+
+def _returned_argument(result: Any, arg: Any, name: str) -> str | None:
+    """An in-place or `out=` form returns the very tensor it wrote."""
+    if isinstance(arg, torch.Tensor) and not (
+            isinstance(result, torch.Tensor) and result.shape == arg.shape and result.stride() == arg.stride()
+            and (arg.numel() == 0 or (result.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr()
+                                      and result.storage_offset() == arg.storage_offset()))):
+        return f"the call must return its argument `{name}` (the tensor it wrote), not {_kind(result)}"
+    return None
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
+
+
+def _kind(v: Any) -> str:
+    return "another tensor" if isinstance(v, torch.Tensor) else _a(type(v).__name__)
+
+
+def _scalar_problem(got: Any, want: Any) -> str | None:
+    """Python scalars (`item`) must have the native's type and value (NaN equal to NaN)."""
+    if type(got) is not type(want):
+        return f"is {_a(type(got).__name__)} ({got!r}), expected {_a(type(want).__name__)} ({want!r})"
+    if got != want and not (isinstance(want, float) and math.isnan(want) and math.isnan(got)):
+        return f"is {got!r}, expected {want!r}"
+    return None

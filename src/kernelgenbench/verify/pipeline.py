@@ -124,6 +124,9 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
                        seconds=time.perf_counter() - start, extra=extra, **kw)
 
     clock = clock_for(device)
+    if not op.timed:
+        return verdict(Status.PASS, f"not timed: {op.id} is a metadata operator (its work is '{op.work}'); "
+                                    "it counts in accuracy only")
     cases = op.select_cases(sizes=config.tiers)  # type: ignore[arg-type]
     try:
         functions = required_functions(op, load_module(path))

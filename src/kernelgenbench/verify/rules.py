@@ -5,9 +5,10 @@ move data (copies that keep every element at its logical index: `contiguous`, `c
 `copy_` into an output, `resize_`) and cast between floating dtypes; it never computes an
 operator's values. Where the operator's work *is* moving or creating data (`Operator.work` is
 "data": copy, clone, fill, cat...) or taking a view ("view"), host code may only allocate, view
-and read metadata: the copy or fill must be a Triton kernel. The three layers judge the same
-actions with the same table, so a line L1 lets through is not failed by L4 for the same reason,
-and each verdict names the rule that fired and how to comply.
+and read metadata: the copy or fill must be a Triton kernel. Where the work is reading a value
+into Python ("read": `item`), host code may also move it to the host and read it, and nothing else.
+The three layers judge the same actions with the same table, so a line L1 lets through is not
+failed by L4 for the same reason, and each verdict names the rule that fired and how to comply.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
     """L4: whether the torch operator `name`, called from host code with these arguments, is allowed
     to a candidate of an operator whose work is `work`. None when it is."""
     action = ATEN_ACTIONS.get(name, Action.COMPUTE)
-    if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW):
+    if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW) or (work == "read" and allows(work, action)):
         return None
     if action is Action.READ:
         return Judgement("host-read", "reads tensor values into Python")
@@ -276,6 +277,8 @@ def allows(work: str, action: Action) -> bool:
     moves, L4 then checks the dtypes and devices it actually sees)."""
     if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW):
         return True
+    if work == "read":  # reading a value into Python is the operator (`item`): to the host, then read
+        return action in (Action.READ, Action.MOVE, Action.CAST)
     if action in (Action.MOVE, Action.CAST, Action.FILL):
         return work == "compute"
     return False
@@ -296,6 +299,7 @@ def explain(work: str | None = None) -> str:
              "and cast between float16, bfloat16, float32 and float64. It never computes an operator's values.",
              "Operators whose work is moving or creating data (copy, clone, fill, cat...) or a view may only",
              "allocate, view and read metadata on the host: the copy or fill itself is a Triton kernel.",
+             "Operators whose work is reading a value into Python (item) may also move it to the host and read it.",
              "L1 (static scan), L4 (op trace) and L3 (profile) apply this one rule; L2 (ghost replay) checks that",
              "the outputs really come from the candidate's kernels.", ""]
     if work is not None:

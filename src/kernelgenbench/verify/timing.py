@@ -27,7 +27,7 @@ from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
-from .correctness import case_inputs, expected_outputs, outputs_of
+from .correctness import Expected, case_inputs, expected_outputs, outputs_of
 from .rules import RULES
 from .tolerance import compare
 from .verdict import Status, Verdict
@@ -147,8 +147,8 @@ def _set_count(values: dict[str, Any], wanted: int) -> int:
     return max(2, min(wanted, SET_BUDGET_BYTES // max(size, 1)))
 
 
-def _check(op: Operator, produced: list[Any], expected: tuple[list[Any], list[Any], list[Any]]) -> str | None:
-    reference, native, scales = expected
+def _check(op: Operator, produced: list[Any], expected: Expected) -> str | None:
+    reference, native, scales = expected.reference, expected.native, expected.scales
     if len(produced) != len(native):
         return f"returned {len(produced)} outputs, expected {len(native)}"
     for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..spec import Operator
 from . import binary, copies, creation, index, matmul, pointwise, reduce, unary
 
+FAMILIES = (binary, copies, creation, index, matmul, pointwise, reduce, unary)
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (binary, copies, creation, index, matmul, pointwise, reduce, unary) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }

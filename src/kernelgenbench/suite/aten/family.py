@@ -14,28 +14,53 @@ from typing import Any
 import torch
 
 from ..build import Sampler, build_cases, sample
-from ..spec import Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance
+from ..spec import Compare, DeviceArg, Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance, Work
 from .schema import overloads
 
 
-def _blank(v: Any, device: str) -> Any:
+def blank(v: Any, device: str) -> Any:
+    """A shape-only stand-in for a sample value (TensorSpecs, output specs, the device argument)."""
     if isinstance(v, TensorSpec):
         if v.dist == "index":
             return torch.zeros(v.shape, dtype=v.dtype, device=device)
         return torch.empty(v.shape, dtype=v.dtype, device=device)
-    if isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
-        return type(v)(_blank(x, device) for x in v)
+    if isinstance(v, OutputSpec):
+        return torch.empty(v.shape, dtype=v.dtype, device=device)
+    if isinstance(v, DeviceArg):
+        return torch.device(device)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (TensorSpec, OutputSpec)) for x in v):
+        return type(v)(blank(x, device) for x in v)
     return v
 
 
+def _is_list(ov: Overload, name: str) -> bool:
+    return ov.param(name).type.startswith("List[")
+
+
+def _functional(ov: Overload) -> Overload:
+    """The overload an `out=` form writes the results of (same arguments, no outputs)."""
+    wanted = {p.name for p in ov.params if not p.writes}
+    op = ov.name.partition(".")[0]
+    for other in overloads(op):
+        if not other.writes and {p.name for p in other.params} == wanted:
+            return other
+    raise KeyError(f"{ov.name}: no functional overload to size its output list by")
+
+
 def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
-                   dtype: torch.dtype) -> dict[str, torch.Tensor]:
-    """Run the native overload on shape-only tensors; meta first, the CPU where a meta kernel is broken."""
+                   dtype: torch.dtype) -> dict[str, Any]:
+    """Run the native overload on shape-only tensors; meta first, the CPU where a meta kernel is broken.
+    An output list (`Tensor(a!)[] out`) is sized by the functional overload's results."""
     for device in ("meta", "cpu"):
-        blanks = {k: _blank(v, device) for k, v in values.items()}
-        buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
-        args, kwargs = ov.split({**blanks, **buffers})
+        blanks = {k: blank(v, device) for k, v in values.items() if k not in outs}
         try:
+            if any(_is_list(ov, name) for name in outs):
+                functional = _functional(ov)
+                args, kwargs = functional.split(blanks)
+                results = functional.reference(*args, **kwargs)
+                return {name: list(results) for name in outs}
+            buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
+            args, kwargs = ov.split({**blanks, **buffers})
             ov.reference(*args, **kwargs)
             return buffers
         except (TypeError, RuntimeError, NotImplementedError):
@@ -44,7 +69,11 @@ def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
     raise AssertionError("unreachable")
 
 
-def _out_dtype(ov: Overload, values: dict[str, Any]) -> torch.dtype:
+def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.dtype:
+    """The dtype of `out=` buffers: the one a sampler gave (creation ops: any), else ATen's promotion."""
+    for name in outs:
+        if isinstance(values.get(name), OutputSpec):
+            return values[name].dtype
     for key in ("dtype", "out_dtype"):
         if isinstance(values.get(key), torch.dtype):
             return values[key]
@@ -62,15 +91,19 @@ def _out_dtype(ov: Overload, values: dict[str, Any]) -> torch.dtype:
 
 
 def with_outputs(ov: Overload, s: Sample) -> Sample:
-    """Add the poisoned `out=` buffers an overload writes, sized as the native op would size them."""
-    outs = [p.name for p in ov.params if p.writes and p.kw_only and p.name not in s.values]
+    """Add the poisoned `out=` buffers an overload writes, sized as the native op would size them
+    (a sampler may name an `out` OutputSpec to choose its dtype; its shape is then ATen's)."""
+    outs = [p.name for p in ov.params if p.writes and p.kw_only
+            if p.name not in s.values or isinstance(s.values[p.name], OutputSpec)]
     if not outs:
         return s
     values = dict(s.values)
-    dtype = _out_dtype(ov, values)
+    dtype = _out_dtype(ov, values, outs)
     sized = _sized_outputs(ov, values, outs, dtype)
     for name in outs:
-        values[name] = OutputSpec(tuple(sized[name].shape), sized[name].dtype)
+        got = sized[name]
+        values[name] = ([OutputSpec(tuple(t.shape), t.dtype) for t in got] if isinstance(got, list)
+                        else OutputSpec(tuple(got.shape), got.dtype))
     return Sample(values=values, label=s.label)
 
 
@@ -90,7 +123,8 @@ def native_overload(device: str, ov: Overload) -> Any:
 def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
                   tolerance: Tolerance = Tolerance(), notes: str = "",
                   reference: dict[str, Any] | None = None,
-                  traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None) -> Operator:
+                  traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None,
+                  work: Work = "compute", compare: Compare = "values") -> Operator:
     """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
     ovs = tuple(
         replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
@@ -106,6 +140,8 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
         tolerance=tolerance,
         notes=notes,
         traffic=traffic,
+        work=work,
+        compare=compare,
     )
 
 
