@@ -24,7 +24,7 @@ def test_catalog_has_the_published_counts():
 
 def test_the_slice_is_specified():
     for source, names in SLICE.items():
-        assert {op.name for op in registry.specified(source)} == names
+        assert names <= {op.name for op in registry.specified(source)}
 
 
 def test_names_resolve_and_unknown_ones_fail_clearly():
@@ -37,9 +37,17 @@ def test_names_resolve_and_unknown_ones_fail_clearly():
 
 
 def test_aten_overloads_follow_the_live_schema_registry():
+    def in_dispatcher(name, overload):
+        try:
+            torch._C._dispatch_find_schema_or_throw(name, overload)
+            return True
+        except RuntimeError:
+            return False
+
     for op in registry.specified("aten"):
         live = {s.overload_name for s in torch._C._jit_get_schemas_for_operator(op.id)
-                if any("Tensor" in str(a.real_type) for a in s.arguments)}
+                if any("Tensor" in str(a.real_type) for a in [*s.arguments, *s.returns])
+                and "Dimname" not in str(s) and in_dispatcher(op.id, s.overload_name)}
         assert {ov.name.partition(".")[2] for ov in op.overloads} == live
         assert all(ov.func_name == ov.name.replace(".", "_") for ov in op.overloads)
 
@@ -51,5 +59,6 @@ def test_every_overload_has_small_public_and_hidden_cases(op):
         mine = [c for c in small if c.overload == ov.name]
         assert mine, f"{ov.name} has no small cases"
         assert {c.visibility for c in mine} == {"public", "hidden"}
-    assert op.select_cases(sizes=("large",)) and op.select_cases(sizes=("perf",))
+    if op.work in ("compute", "data"):  # metadata operators have no GPU-scale work to check or time
+        assert op.select_cases(sizes=("large",)) and op.select_cases(sizes=("perf",))
     assert len({c.name for c in op.cases}) == len(op.cases), "case names must be unique"
