@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
         verdicts = dict(zip(files, pool.map(verify, files)))
     verified_s = time.time() - start
     timings = {}
-    config = TimingConfig(min_samples=30, min_seconds=0.3, wall_samples=5) if args.quick_timing else TimingConfig()
+    config = TimingConfig.quick() if args.quick_timing else TimingConfig()
     if perf:
         for path, v in verdicts.items():
             if v.passed:

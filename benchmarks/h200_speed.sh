@@ -25,6 +25,7 @@ export PYTHONUNBUFFERED=1
 py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
+run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS: its operators; KGB_QUICK=1: quick timing)
 end=$((SECONDS + ${KGB_BUDGET:-540}))
 for step in "$@"; do
   left=$((end - SECONDS))
@@ -33,7 +34,8 @@ for step in "$@"; do
   t="timeout -s INT -k 20 $left"
   case $step in
     run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
-            --db $db --name h200-reference --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
+            ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_QUICK:+--quick-timing} \
+            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
               | tee "$out/corpus-cuda.log" ;;
@@ -50,9 +52,9 @@ for step in "$@"; do
     run2) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
             --tiers small --db $db --name h200-rep2 --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run2.log" ;;
     record)
-      "$py" benchmarks/record_run.py --db $db --run h200-reference --out "$out" --tag reference-h200
-      "$py" benchmarks/speed.py throughput --db $db --run h200-reference --out "$out"
-      "$py" benchmarks/speed.py repeatability --db $db --runs h200-reference,h200-rep2 --out "$out" ;;
+      "$py" benchmarks/record_run.py --db $db --run "$run" --out "$out" --tag "${KGB_TAG:-reference-h200}"
+      "$py" benchmarks/speed.py throughput --db $db --run "$run" --out "$out"
+      "$py" benchmarks/speed.py repeatability --db $db --runs "$run",h200-rep2 --out "$out" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut

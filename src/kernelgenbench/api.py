@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,14 +98,14 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
-                                     "perf": None, "graph": False}
+                                     "perf": None, "graph": False, "quick_timing": False}
 
 
 def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
         source: str | None = None, db: str | Path | None = None, device: str | None = None,
         name: str | None = None, fresh: bool = False, workers: int | None = None,
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
-        graph: bool | None = None, tiers: list[str] | None = None,
+        graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
@@ -114,7 +115,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     one the method does not take is refused. The method's own check (API key, reachable
     endpoint, agent command) runs before the store is opened, so a bad setup stores nothing.
     `perf` times every passing candidate afterwards (GPU only, and there the default; `graph`
-    replays CUDA graphs);
+    replays CUDA graphs; `quick_timing` takes fewer samples, for sweeps over many operators);
     `tiers` picks the correctness size tiers (default: all the platform affords).
     """
     try:
@@ -123,11 +124,11 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         raise UsageError(str(e)) from None
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf, "graph": graph,
-             "tiers": tiers, **method_options}
+             "tiers": tiers, "quick_timing": quick_timing, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices",
-                 "perf", "graph", "tiers")}
+                 "perf", "graph", "tiers", "quick_timing")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     chosen = registry.select(campaign["ops"], campaign["source"])
@@ -136,7 +137,10 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     m = methods.create(campaign["method"], **options)
     platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
     plan = Plan(_tiers(campaign["tiers"], platform.sizes))
-    timing = TimingConfig(graph=bool(campaign["graph"])) if campaign["perf"] else None
+    timing = None
+    if campaign["perf"]:
+        base = TimingConfig.quick() if campaign["quick_timing"] else TimingConfig()
+        timing = replace(base, graph=bool(campaign["graph"]))
     m.check()
     concurrency = campaign["concurrency"] or m.schedule().concurrency
     extra = {"prices": campaign["prices"]} if campaign["prices"] else None

@@ -204,6 +204,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         perf: Optional[bool] = typer.Option(None, "--perf/--no-perf", help="time every passing candidate against "
                                             "the native baseline afterwards (GPU only; default there)"),
         graph: Optional[bool] = typer.Option(None, "--graph", help="with --perf: replay CUDA graphs"),
+        quick_timing: Optional[bool] = typer.Option(None, "--quick-timing", help="with --perf: 30 samples (or "
+                                                    "0.3 s) a side per case, for sweeps over many operators"),
         tiers: Optional[str] = typer.Option(None, help="correctness size tiers, e.g. small,large (default: "
                                             "all the platform affords)")) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
@@ -229,7 +231,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      model=model, provider=provider, base_url=base_url, api_key_env=api_key_env,
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
-                     perf=perf, graph=graph, tiers=_ops_list(tiers), on_outcome=progress, on_timing=timed)
+                     perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
+                     on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "

@@ -49,6 +49,11 @@ class TimingConfig:
     graph: bool = False  # replay CUDA graphs of both sides: for launch-bound operators
     tiers: tuple[str, ...] = ("perf",)  # the size tiers timed (tests time small cases on the CPU)
 
+    @classmethod
+    def quick(cls) -> TimingConfig:
+        """Fewer samples per case (30, or 0.3 s a side), for sweeps over many operators."""
+        return cls(min_samples=30, min_seconds=0.3, wall_samples=5)
+
 
 @dataclass(frozen=True)
 class Stats:
