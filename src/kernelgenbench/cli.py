@@ -19,6 +19,7 @@ from .platforms import PlatformError
 from .store import StoreError
 from .suite import registry
 from .suite.registry import UnknownOperator
+from .suite.spec import COMPARE_MEANING, WORK_MEANING
 from .verify.timing import CaseTiming, TimingConfig, operator_speedup
 from .verify.verdict import Status, Verdict
 
@@ -78,7 +79,9 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax"),
         if ov.doc:
             out.print(f"      {ov.doc}", markup=False)
     t = o.tolerance
-    out.print(f"\ntolerance: error <= {t.k_rms:g}x native RMS error and {t.k_max:g}x native max error, "
+    out.print(f"\nwork: {o.work} ({WORK_MEANING[o.work]})", markup=False)
+    out.print(f"judged on: {COMPARE_MEANING[o.compare]}", markup=False)
+    out.print(f"tolerance: error <= {t.k_rms:g}x native RMS error and {t.k_max:g}x native max error, "
               f"plus {t.floor_ulps:g} ulp of the output's scale")
     out.print("\n[bold]Cases[/bold]")
     for size in ("small", "large", "perf"):

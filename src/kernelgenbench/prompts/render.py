@@ -123,6 +123,14 @@ WORK_RULES = {
 }
 
 
+COMPARE_RULES = {
+    "values": "",
+    "values_and_strides": " Strides are judged too: your outputs must have the native strides\n"
+                          "(the memory format is part of this operator's contract).",
+    "strides": " The values are undefined: only shape, dtype and strides are judged.",
+}
+
+
 def render(op: Operator, method: str = "llm", platform: Platform | None = None) -> str:
     """Exactly the text a model (`llm`, `reflect`) or an agent (`agent`) receives for `op`."""
     if method not in KINDS:
@@ -139,7 +147,8 @@ def render(op: Operator, method: str = "llm", platform: Platform | None = None) 
         platform=describe_platform(platform),
         rules=_template("rules").substitute(work_rule=WORK_RULES[op.work]).strip(),
         judging=_template("judging").substitute(k_rms=f"{t.k_rms:g}", k_max=f"{t.k_max:g}",
-                                                ulps=f"{t.floor_ulps:g}").strip(),
+                                                ulps=f"{t.floor_ulps:g}",
+                                                compare_rule=COMPARE_RULES[op.compare]).strip(),
         cases="\n".join(f"- {c}" for c in cases) if cases else "(none on this platform)",
         verify=verify_command(op, platform),
     )

@@ -29,6 +29,18 @@ Compare = Literal["values", "values_and_strides", "strides"]
 
 SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
 
+WORK_MEANING: dict[str, str] = {
+    "compute": "computes values: a Triton kernel does the math; host code may also copy, cast and fill",
+    "data": "moves or creates data: the copy or fill is a Triton kernel; host code only allocates and views",
+    "view": "metadata: a view (or an uninitialised allocation) as ATen makes it; judged on aliasing, not timed",
+    "read": "reads one value into Python; not timed",
+}
+COMPARE_MEANING: dict[str, str] = {
+    "values": "values within the tolerance",
+    "values_and_strides": "values within the tolerance, and the native strides (memory format)",
+    "strides": "shape, dtype and strides only (the values are undefined)",
+}
+
 
 @dataclass(frozen=True)
 class TensorSpec:
