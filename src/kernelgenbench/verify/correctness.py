@@ -123,9 +123,16 @@ class CaseOutcome:
 
 
 def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
+    """The operator on float64 copies, with float64 as the default dtype too, so a float result
+    of integer inputs (`int / 2.5`, `torch.zeros(n)`) is float64 where the native one is float32."""
     ref_values = {k: _abs(upcast_value(v)) if absolute else upcast_value(v) for k, v in values.items()}
     args, kwargs = ov.split(ref_values)
-    return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+    finally:
+        torch.set_default_dtype(default)
 
 
 def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> Expected:

@@ -37,30 +37,45 @@ def _is_list(ov: Overload, name: str) -> bool:
     return ov.param(name).type.startswith("List[")
 
 
-def _functional(ov: Overload) -> Overload:
-    """The overload an `out=` form writes the results of (same arguments, no outputs)."""
-    wanted = {p.name for p in ov.params if not p.writes}
+def _functional(ov: Overload) -> Overload | None:
+    """The overload an `out=` form writes the results of (the same arguments of the same types, no
+    outputs), or None where there is none (`arange.out` has no dtype argument, `arange` has)."""
+    wanted = {p.name: p.type for p in ov.params if not p.writes}
     op = ov.name.partition(".")[0]
     for other in overloads(op):
-        if not other.writes and {p.name for p in other.params} == wanted:
+        if not other.writes and {p.name: p.type for p in other.params} == wanted:
             return other
-    raise KeyError(f"{ov.name}: no functional overload to size its output list by")
+    return None
+
+
+def _run_shape_only(ov: Overload, values: dict[str, Any]) -> Any:
+    """Call the native overload on shape-only tensors: meta first, the CPU where a meta kernel is broken."""
+    for device in ("meta", "cpu"):
+        try:
+            args, kwargs = ov.split({k: blank(v, device) for k, v in values.items()})
+            return ov.reference(*args, **kwargs)
+        except (TypeError, RuntimeError, NotImplementedError):
+            if device == "cpu":
+                raise
+    raise AssertionError("unreachable")
 
 
 def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
                    dtype: torch.dtype) -> dict[str, Any]:
-    """Run the native overload on shape-only tensors; meta first, the CPU where a meta kernel is broken.
-    An output list (`Tensor(a!)[] out`) is sized by the functional overload's results."""
+    """Run the native overload on shape-only tensors; an output list (`Tensor(a!)[] out`) is sized
+    by the functional overload's results."""
+    given = {k: v for k, v in values.items() if k not in outs}
+    if any(_is_list(ov, name) for name in outs):
+        functional = _functional(ov)
+        if functional is None:
+            raise KeyError(f"{ov.name}: no functional overload to size its output list by")
+        results = _run_shape_only(functional, given)
+        return {name: list(results) for name in outs}
     for device in ("meta", "cpu"):
-        blanks = {k: blank(v, device) for k, v in values.items() if k not in outs}
+        blanks = {k: blank(v, device) for k, v in given.items()}
+        buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
+        args, kwargs = ov.split({**blanks, **buffers})
         try:
-            if any(_is_list(ov, name) for name in outs):
-                functional = _functional(ov)
-                args, kwargs = functional.split(blanks)
-                results = functional.reference(*args, **kwargs)
-                return {name: list(results) for name in outs}
-            buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
-            args, kwargs = ov.split({**blanks, **buffers})
             ov.reference(*args, **kwargs)
             return buffers
         except (TypeError, RuntimeError, NotImplementedError):
@@ -70,10 +85,17 @@ def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
 
 
 def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.dtype:
-    """The dtype of `out=` buffers: the one a sampler gave (creation ops: any), else ATen's promotion."""
+    """The dtype of `out=` buffers: the one a sampler gave (creation ops: any), else the dtype of
+    the functional overload's result (ATen's own promotion), else the promoted input types."""
     for name in outs:
         if isinstance(values.get(name), OutputSpec):
             return values[name].dtype
+    functional = _functional(ov)
+    if functional is not None:
+        result = _run_shape_only(functional, {k: v for k, v in values.items() if k not in outs})
+        first = result[0] if isinstance(result, (tuple, list)) else result
+        if isinstance(first, torch.Tensor):
+            return first.dtype
     for key in ("dtype", "out_dtype"):
         if isinstance(values.get(key), torch.dtype):
             return values[key]
@@ -81,6 +103,8 @@ def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.d
                if isinstance(v, TensorSpec) and (v.dtype.is_floating_point or v.dtype.is_complex)]
     if not tensors:
         tensors = [v for v in values.values() if isinstance(v, TensorSpec)]
+    if not tensors:
+        return torch.get_default_dtype()
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = torch.promote_types(dtype, t.dtype)
