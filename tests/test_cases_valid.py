@@ -27,8 +27,10 @@ def test_every_case_is_a_valid_reference_call(op):
         try:
             try:
                 _call(ov, case, "meta")
-            except (TypeError, NotImplementedError):
+            except (TypeError, NotImplementedError, RuntimeError) as e:  # no meta kernel (or `item` of one)
                 if case.size != "small":
+                    if isinstance(e, RuntimeError):
+                        raise
                     continue  # torch has no working meta kernel here; the small tier checks it for real
                 _call(ov, case, "cpu")
         except Exception as e:  # noqa: BLE001 - collect every malformed case

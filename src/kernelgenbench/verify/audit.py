@@ -17,7 +17,7 @@ import torch
 
 from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
-from .correctness import case_inputs, expected_outputs, outputs_of
+from .correctness import case_inputs, expected_outputs, outputs_of, scalar_problem
 from .tolerance import compare
 
 LOWER = {torch.float32: torch.bfloat16, torch.float64: torch.float32}
@@ -74,6 +74,11 @@ def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: 
                  device: str) -> Iterator[tuple[str, list[Any]]]:
     returned = len(native) - len(ov.writes)
     tensors = [t for t in native if isinstance(t, torch.Tensor)]
+    if not tensors:  # Python numbers (`item`): zero, and the right value as a float
+        yield "zero", [type(n)(0) for n in native]
+        if any(not isinstance(n, float) for n in native):
+            yield "float", [float(n) for n in native]
+        return
     if len(tensors) != len(native):
         return
     yield "zeros", [torch.zeros_like(t) for t in native]
@@ -92,8 +97,10 @@ def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: 
         yield "lower precision", low
 
 
-def _is_answer(out: torch.Tensor, native: torch.Tensor) -> bool:
+def _is_answer(out: Any, native: Any) -> bool:
     """Whether a null's output is bit for bit the native result (and that result has values)."""
+    if not isinstance(native, torch.Tensor):
+        return scalar_problem(out, native) is None
     return native.numel() > 0 and out.shape == native.shape and out.dtype == native.dtype and bool(
         torch.equal(out, native) or (out.is_floating_point() and torch.equal(out.isnan(), native.isnan())
                                      and bool((out.nan_to_num() == native.nan_to_num()).all())))
@@ -121,7 +128,7 @@ def audit_operator(op: Operator, device: str, sizes: tuple[str, ...], seed: int,
             if not views and all(_is_answer(o, n) for o, n in zip(outs, native)):
                 continue  # a constant is the whole answer here (zeros); no tolerance can tell it apart
             passed = not views and all(
-                compare(o, r, n, op.tolerance, s).ok
+                compare(o, r, n, op.tolerance, s).ok if isinstance(n, torch.Tensor) else scalar_problem(o, n) is None
                 for o, r, n, s in zip(outs, reference, native, scales)
             )
             key = (ov.name, null)

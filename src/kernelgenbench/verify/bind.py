@@ -98,17 +98,22 @@ class DispatcherBinding:
     never reach the candidate.
     """
 
-    def __init__(self, functions: dict[str, Callable[..., Any]], dispatch_key: str, around: Around = nullcontext):
+    def __init__(self, functions: dict[str, Callable[..., Any]], dispatch_key: str, around: Around = nullcontext,
+                 in_launcher: Callable[[], bool] = lambda: False):
         self.functions = functions
         self.dispatch_key = dispatch_key
         self.around = around
+        self.in_launcher = in_launcher
         self.calls: dict[str, int] = {name: 0 for name in functions}
         self._lib: torch.library.Library | None = None
 
     def _counted(self, name: str) -> Callable[..., Any]:
         fn = self.functions[name]
+        own = _composite_kernel(name)
 
         def impl(*args: Any, **kwargs: Any) -> Any:
+            if own is not None and self.in_launcher():
+                return own(*args, **kwargs)  # Triton's interpreter copying launch arguments back
             self.calls[name] += 1
             with self.around():
                 return fn(*args, **kwargs)
@@ -139,9 +144,28 @@ class DispatcherBinding:
         return result
 
 
+COMPOSITE_KEYS = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd")
+
+
+def _composite_kernel(name: str) -> Callable[..., Any] | None:
+    """ATen's device-generic kernel of an overload, callable past the candidate's registration.
+
+    Triton's interpreter copies a launch's arguments back with `copy_` on the launch's own
+    tensors; with a `copy_` candidate registered those copies would reach the candidate (and
+    recurse), so calls made by the launcher itself go to ATen's kernel instead."""
+    op, _, overload = name.partition(".")
+    packet = getattr(getattr(torch.ops.aten, op), overload or "default")
+    for key in COMPOSITE_KEYS:
+        if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", key):
+            dk = getattr(torch._C.DispatchKey, key)
+            return lambda *args, **kwargs: packet._op_dk(dk, *args, **kwargs)
+    return None
+
+
 def binding_for(op: Operator, functions: dict[str, Callable[..., Any]], device: str,
-                around: Around = nullcontext) -> Binding:
-    """`around` wraps every call of a candidate function (the op trace enters there)."""
+                around: Around = nullcontext, in_launcher: Callable[[], bool] = lambda: False) -> Binding:
+    """`around` wraps every call of a candidate function (the op trace enters there); calls made
+    while `in_launcher()` are Triton's own and skip the candidate where ATen has a generic kernel."""
     if op.source == "aten":
-        return DispatcherBinding(functions, "CUDA" if device.startswith("cuda") else "CPU", around)
+        return DispatcherBinding(functions, "CUDA" if device.startswith("cuda") else "CPU", around, in_launcher)
     return DirectBinding(functions, around)

@@ -314,7 +314,7 @@ class CaseRunner:
         for i, (got, want, alias) in enumerate(zip(produced, native, expected.aliases)):
             label = f"output {i}"
             if not isinstance(want, torch.Tensor):
-                problem = _scalar_problem(got, want)
+                problem = scalar_problem(got, want)
                 if problem:
                     return done(Status.WRONG_RESULT, f"{label} {problem}")
                 continue
@@ -406,7 +406,7 @@ def _kind(v: Any) -> str:
     return "another tensor" if isinstance(v, torch.Tensor) else _a(type(v).__name__)
 
 
-def _scalar_problem(got: Any, want: Any) -> str | None:
+def scalar_problem(got: Any, want: Any) -> str | None:
     """Python scalars (`item`) must have the native's type and value (NaN equal to NaN)."""
     if type(got) is not type(want):
         return f"is {_a(type(got).__name__)} ({got!r}), expected {_a(type(want).__name__)} ({want!r})"

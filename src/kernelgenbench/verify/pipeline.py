@@ -62,7 +62,8 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
                            extra={"findings": [f.describe() for f in findings],
                                   "rules": sorted({f.rule for f in findings})})
     runtime_checks = {"ghost", "trace", "profile"} & set(plan.checks)
-    monitor = launches.install() if runtime_checks else None
+    launcher = launches.install()
+    monitor = launcher if runtime_checks else None
     try:
         functions = required_functions(op, load_module(path))
     except BindError as e:
@@ -82,7 +83,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
             stack.enter_context(monitor.poison_fresh_memory())
         return stack
 
-    runner = CaseRunner(op, binding_for(op, functions, device, around), device, seed,
+    runner = CaseRunner(op, binding_for(op, functions, device, around, lambda: launcher.inside), device, seed,
                         monitor=monitor, ghost="ghost" in plan.checks, trace=trace,
                         profile="profile" in plan.checks)
     results: list[CaseResult] = []
@@ -132,7 +133,9 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
         functions = required_functions(op, load_module(path))
     except BindError as e:
         return verdict(Status.COMPILE_ERROR, e.reason, traceback=e.traceback)
-    timer = CaseTimer(op, binding_for(op, functions, device), device, seed, config, clock)
+    launcher = launches.install()
+    timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
+                      config, clock)
     results: list[CaseResult] = []
     for case in cases:
         emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
