@@ -119,7 +119,8 @@ WORK_RULES = {
             "  a Triton kernel: host code may only allocate (`torch.empty*`), take views and read metadata.",
     "view": "\n  This operator is metadata only: where ATen returns a view, build it with view operations on\n"
             "  the host (no copy, no fill) so that it aliases its input with ATen's storage offset and strides;\n"
-            "  where ATen copies, the copy must be a Triton kernel. It is judged for accuracy, not timed.",
+            "  where ATen copies, the copy must be a Triton kernel. A tensor argument that places the view\n"
+            "  (a start index) may be read on the host. It is judged for accuracy, not timed.",
     "read": "\n  This operator reads one value into Python: host code may move it to the host and read it\n"
             "  (`.tolist()`), and nothing else. It is judged for accuracy, not timed.",
 }

@@ -17,7 +17,7 @@ import torch
 
 from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
-from .correctness import case_inputs, expected_outputs, outputs_of, scalar_problem
+from .correctness import case_inputs, expected_outputs, outputs_of, scalar_problem, written
 from .tolerance import compare
 
 LOWER = {torch.float32: torch.bfloat16, torch.float64: torch.float32}
@@ -72,7 +72,8 @@ def _lower_precision(op: Operator, ov: Overload, values: dict[str, Any], device:
 
 def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: list[Any], native: list[Any],
                  device: str) -> Iterator[tuple[str, list[Any]]]:
-    returned = len(native) - len(ov.writes)
+    before = written(ov, values)
+    returned = len(native) - len(before)
     tensors = [t for t in native if isinstance(t, torch.Tensor)]
     if not tensors:  # Python numbers (`item`): zero, and the right value as a float
         yield "zero", [type(n)(0) for n in native]
@@ -84,7 +85,7 @@ def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: 
     yield "zeros", [torch.zeros_like(t) for t in native]
     yield "uninitialised", [torch.empty_like(t) for t in native]
     copies = [_first_input_like(values, ov.writes, t) for t in native[:returned]]
-    copies += [values[name].clone() for name in ov.writes]
+    copies += [t.clone() for t in before]
     if all(c is not None for c in copies):
         yield "input copy", copies
     if all(r.is_floating_point() or r.is_complex() for r in reference) and any(

@@ -177,12 +177,14 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
     """L4: whether the torch operator `name`, called from host code with these arguments, is allowed
     to a candidate of an operator whose work is `work`. None when it is."""
     action = ATEN_ACTIONS.get(name, Action.COMPUTE)
-    if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW) or (work == "read" and allows(work, action)):
+    if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW):
         return None
     if action is Action.READ:
-        return Judgement("host-read", "reads tensor values into Python")
+        return None if allows(work, action) else Judgement("host-read", "reads tensor values into Python")
     if action is Action.COMPUTE:
         return Judgement("host-compute", "computes")
+    if work == "read":
+        return None  # moving the one value to the host (and its type) is that operator's work
     if work != "compute":
         return Judgement("data-op-host-move", f"does this operator's {action.value} on the host")
     if action is Action.FILL:
@@ -279,6 +281,8 @@ def allows(work: str, action: Action) -> bool:
         return True
     if work == "read":  # reading a value into Python is the operator (`item`): to the host, then read
         return action in (Action.READ, Action.MOVE, Action.CAST)
+    if action is Action.READ:  # a view's geometry may come from a tensor argument (`narrow.Tensor`'s
+        return work == "view"  # start), and a view's values are its input's: nothing to compute with it
     if action in (Action.MOVE, Action.CAST, Action.FILL):
         return work == "compute"
     return False
@@ -299,7 +303,8 @@ def explain(work: str | None = None) -> str:
              "and cast between float16, bfloat16, float32 and float64. It never computes an operator's values.",
              "Operators whose work is moving or creating data (copy, clone, fill, cat...) or a view may only",
              "allocate, view and read metadata on the host: the copy or fill itself is a Triton kernel.",
-             "Operators whose work is reading a value into Python (item) may also move it to the host and read it.",
+             "Operators whose work is reading a value into Python (item) may also move it to the host and read it;",
+             "view operators may read the value of an argument that places the view (narrow.Tensor's start).",
              "L1 (static scan), L4 (op trace) and L3 (profile) apply this one rule; L2 (ghost replay) checks that",
              "the outputs really come from the candidate's kernels.", ""]
     if work is not None:
