@@ -39,8 +39,8 @@ def _copy_kernel(
     cols = (pc.to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C))[None, :]
     mask = (rows < n_rows) & (cols < n_cols)
     x = tl.load(src_ptr + (b0 * ss0 + b1 * ss1 + b2 * ss2) + rows * ss_r + cols * ss_c, mask=mask)
-    if NEGATE:
-        x = -x
+    if NEGATE:  # in float32 at least: exact, and half types negate wrongly in the interpreter
+        x = -x.to(tl.float64 if x.dtype == tl.float64 else tl.float32)
     tl.store(dst_ptr + (b0 * ds0 + b1 * ds1 + b2 * ds2) + rows * ds_r + cols * ds_c,
              x.to(dst_ptr.dtype.element_ty), mask=mask)
 

@@ -26,9 +26,9 @@ RESTRICTIONS = {
         "each program instance runs serially, so keep grids small. GPU-only features are not "
         "available: no `tl.inline_asm_elementwise`, no libdevice extern calls, no "
         "hardware-specific intrinsics, and `@triton.autotune` may list one config only (the "
-        "interpreter has no benchmarker). Casts to bfloat16 from anything but float32 give wrong "
-        "values in the interpreter (Triton 3.6), and float32 to bfloat16 truncates: cast to float32 "
-        "first. Cases use small shapes."
+        "interpreter has no benchmarker). In the interpreter (Triton 3.6) arithmetic on bfloat16 "
+        "values (even negation) and casts to bfloat16 from anything but float32 give wrong values, "
+        "and float32 to bfloat16 truncates: compute in float32. Cases use small shapes."
     ),
     "cuda": (
         "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "

@@ -59,6 +59,20 @@ def _plant_specials(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def make_tensor(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tensor:
+    t = _laid_out(spec, gen, device)
+    return with_bits(t, spec.bit == "conj", spec.bit == "neg")
+
+
+def with_bits(t: torch.Tensor, conj: bool, neg: bool) -> torch.Tensor:
+    """`t` viewed with the conjugate and negative bits set as asked (it has neither)."""
+    if conj:
+        t = t.conj()
+    if neg:
+        t = torch._neg_view(t)
+    return t
+
+
+def _laid_out(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tensor:
     shape = tuple(spec.shape)
     if spec.layout == "contiguous" or len(shape) == 0:
         return _draw(shape, spec, gen).to(device)
@@ -114,12 +128,14 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
 
 
 def replica(v: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """A copy of `v`'s whole storage in `dtype`, viewed with `v`'s offset, sizes and strides."""
+    """A copy of `v`'s whole storage in `dtype`, viewed with `v`'s offset, sizes, strides and
+    conjugate/negative bits."""
     count = v.untyped_storage().nbytes() // v.element_size()
     whole = torch.empty(0, dtype=v.dtype, device=v.device).set_(v.untyped_storage(), 0, (count,), (1,))
     copy = whole.to(dtype, copy=True)
-    return torch.empty(0, dtype=dtype, device=v.device).set_(copy.untyped_storage(), v.storage_offset(),
-                                                              v.size(), v.stride())
+    out = torch.empty(0, dtype=dtype, device=v.device).set_(copy.untyped_storage(), v.storage_offset(),
+                                                             v.size(), v.stride())
+    return with_bits(out, v.is_conj(), v.is_neg())
 
 
 def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:

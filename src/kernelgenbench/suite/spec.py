@@ -16,6 +16,7 @@ SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
 Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special"]
+Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
 # copy or fill must be a Triton kernel), "view" (metadata only: the result aliases an input or is
@@ -46,6 +47,8 @@ COMPARE_MEANING: dict[str, str] = {
 class TensorSpec:
     """A tensor to draw: its logical shape, dtype, memory layout and value distribution.
 
+    `bit` draws a lazily conjugated ("conj": complex dtypes) or negated ("neg") view, whose storage
+    holds the values before the bit applies, as `x.conj()` and `x.imag` of one make them.
     `low`/`high` bound `uniform`, `positive`, `special` and `index` draws (`high` exclusive for
     index). `special` is uniform with NaN, +Inf, -Inf, +0.0 and -0.0 planted at about a third of
     the positions, where the semantics of special values are judged.
@@ -57,11 +60,13 @@ class TensorSpec:
     dist: Distribution = "normal"
     low: float = -1.0
     high: float = 1.0
+    bit: Bit = ""
 
     def describe(self) -> str:
         dt = str(self.dtype).replace("torch.", "")
         lay = "" if self.layout == "contiguous" else f" {self.layout}"
-        return f"{dt}{list(self.shape)}{lay}"
+        bit = f" {self.bit}-bit" if self.bit else ""
+        return f"{dt}{list(self.shape)}{lay}{bit}"
 
 
 @dataclass(frozen=True)

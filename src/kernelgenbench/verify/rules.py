@@ -123,7 +123,8 @@ _ATEN_ONLY: dict[str, Action] = {
                      "squeeze_", "select", "slice", "narrow", "alias", "detach", "detach_", "split",
                      "split_with_sizes", "tensor_split", "unbind", "chunk", "unfold", "view_as", "movedim",
                      "moveaxis", "swapaxes", "swapdims", "resolve_conj", "resolve_neg", "unflatten", "flatten",
-                     "reshape", "broadcast_to", "diagonal", "view_as_real", "view_as_complex"), Action.VIEW),
+                     "reshape", "broadcast_to", "diagonal", "view_as_real", "view_as_complex", "conj", "_conj",
+                     "_neg_view", "real", "imag"), Action.VIEW),
     **dict.fromkeys(("clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize", "copy"),
                     Action.MOVE),
     **dict.fromkeys(("zeros", "zeros_like", "zero_", "fill_", "full", "full_like", "ones", "ones_like",
@@ -177,6 +178,9 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
     """L4: whether the torch operator `name`, called from host code with these arguments, is allowed
     to a candidate of an operator whose work is `work`. None when it is."""
     action = ATEN_ACTIONS.get(name, Action.COMPUTE)
+    if name in ("resolve_conj", "resolve_neg") and args and (getattr(args[0], "is_conj", bool)()
+                                                              or getattr(args[0], "is_neg", bool)()):
+        return Judgement("host-compute", "applies a conjugate or negative bit (a computing copy)")
     if action in (Action.ALLOCATE, Action.METADATA, Action.VIEW):
         return None
     if action is Action.READ:

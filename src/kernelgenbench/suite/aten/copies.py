@@ -14,6 +14,7 @@ float16 stay within its finite range. Outputs are judged on values and strides.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..spec import DEVICE, Layout, Operator, OutputSpec, Overload, Size, TensorS
 from .family import aten_operator, samples_of
 
 F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
+C64, C128 = torch.complex64, torch.complex128
 I64, I32, I8, U8, BOOL = torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool
 DTYPES = (F32, F16, BF16, F64, I64, I32, I8, U8, BOOL)
 INTS = (I64, I32, I8, U8)
@@ -59,6 +61,8 @@ def values_for(src: torch.dtype, dst: torch.dtype, i: int) -> tuple[str, float, 
     conversion is defined; specials (NaN, +-Inf, +-0.0) where the target is floating or bool."""
     if src == BOOL:
         return "uniform", 0, 1
+    if src.is_complex:
+        return "normal", -1.0, 1.0
     if not src.is_floating_point:
         full = {I64: (-2.0**62, 2.0**62), I32: (-2.0**31, 2.0**31 - 1), I8: (-128, 128), U8: (0, 256)}[src]
         if src == dst or dst == BOOL or (src in (I64, I32) and dst in (F32, F64, BF16)):
@@ -228,12 +232,18 @@ def format_sampler(formats: tuple[Any, ...]):
     return lambda ov, size: samples_of(ov, grid(ov, size))
 
 
-def resolve_sampler(ov: Overload, size: Size):
-    """`resolve_conj`/`resolve_neg` of real tensors (no conj or neg bit): self, as a view."""
-    if size != "small":
-        return ()
-    grid = ({"self": _copy_spec(shape, DTYPES[i % len(DTYPES)], layout, i)} for i, (shape, layout) in enumerate(SMALL))
-    return samples_of(ov, grid)
+def resolve_sampler(bit: str, dtypes: tuple[torch.dtype, ...]):
+    """`resolve_conj`/`resolve_neg`: tensors with the bit set in every layout (a copy with the bit
+    applied, into a new tensor), and tensors without it (self, as a view)."""
+
+    def sampler(ov: Overload, size: Size):
+        if size != "small":
+            return ()
+        grid = ({"self": replace(_copy_spec(shape, dtypes[i % len(dtypes)], layout, i), bit=bit if i % 3 else "")}
+                for i, (shape, layout) in enumerate(SMALL))
+        return samples_of(ov, grid)
+
+    return sampler
 
 
 def item_sampler(ov: Overload, size: Size):
@@ -276,15 +286,13 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
                           "self itself when already contiguous in the memory format asked, else a contiguous copy.",
                           format_sampler((CONTIGUOUS, None)), work="data", compare="values_and_strides"),
     "resolve_conj": partial(aten_operator, "resolve_conj", "view",
-                            "self with its conjugate bit materialised: self itself for a tensor without it.",
-                            resolve_sampler, work="view",
-                            notes="Only real tensors are drawn (a TensorSpec cannot carry a conj bit): "
-                                  "self is returned."),
+                            "self with its conjugate bit materialised into a new tensor; self itself for a "
+                            "tensor without the bit.",
+                            resolve_sampler("conj", (C64, C128, C64, F32)), work="view"),
     "resolve_neg": partial(aten_operator, "resolve_neg", "view",
-                           "self with its negative bit materialised: self itself for a tensor without it.",
-                           resolve_sampler, work="view",
-                           notes="Only tensors without the neg bit are drawn (a TensorSpec cannot carry one): "
-                                 "self is returned."),
+                           "self with its negative bit materialised into a new tensor; self itself for a "
+                           "tensor without the bit.",
+                           resolve_sampler("neg", (F32, F16, BF16, F64, C64)), work="view"),
     "item": partial(aten_operator, "item", "scalar", "The one element of a tensor as a Python number.",
                     item_sampler, work="read"),
     "_local_scalar_dense": partial(aten_operator, "_local_scalar_dense", "scalar",
