@@ -28,7 +28,8 @@ RESTRICTIONS = {
         "hardware-specific intrinsics, and `@triton.autotune` may list one config only (the "
         "interpreter has no benchmarker). In the interpreter (Triton 3.6) arithmetic on bfloat16 "
         "values (even negation) and casts to bfloat16 from anything but float32 give wrong values, "
-        "and float32 to bfloat16 truncates: compute in float32. Cases use small shapes."
+        "float32 to bfloat16 truncates, and `tl.full(..., tl.bfloat16)` fails: compute in float32 "
+        "and cast at the store. Cases use small shapes."
     ),
     "cuda": (
         "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
