@@ -127,14 +127,14 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
     return out
 
 
-def replica(v: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """A copy of `v`'s whole storage in `dtype`, viewed with `v`'s offset, sizes, strides and
-    conjugate/negative bits."""
+def replica(v: torch.Tensor, dtype: torch.dtype, device: torch.device | str | None = None) -> torch.Tensor:
+    """A copy of `v`'s whole storage in `dtype` (on `device`, default `v`'s), viewed with `v`'s
+    offset, sizes, strides and conjugate/negative bits."""
     count = v.untyped_storage().nbytes() // v.element_size()
     whole = torch.empty(0, dtype=v.dtype, device=v.device).set_(v.untyped_storage(), 0, (count,), (1,))
-    copy = whole.to(dtype, copy=True)
-    out = torch.empty(0, dtype=dtype, device=v.device).set_(copy.untyped_storage(), v.storage_offset(),
-                                                             v.size(), v.stride())
+    copy = whole.to(device=device or v.device, dtype=dtype, copy=True)
+    out = torch.empty(0, dtype=dtype, device=copy.device).set_(copy.untyped_storage(), v.storage_offset(),
+                                                                v.size(), v.stride())
     return with_bits(out, v.is_conj(), v.is_neg())
 
 
@@ -152,18 +152,21 @@ def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: c(v) for k, v in values.items()}
 
 
-def upcast_value(v: Any) -> Any:
-    """Float64 (complex128) copies of floating tensors and dtype arguments, for the reference.
+def upcast_value(v: Any, device: str | None = None) -> Any:
+    """Float64 (complex128) copies of floating tensors and dtype arguments, for the reference
+    (moved to `device` when given; a `device=` argument follows them).
 
     Always a copy: the reference writes in place, and a float64 input must not be the very
     buffer the candidate is later judged on.
     """
     if isinstance(v, torch.Tensor):
         if v.dtype.is_complex:
-            return replica(v, torch.complex128)
+            return replica(v, torch.complex128, device)
         if v.dtype.is_floating_point:
-            return replica(v, torch.float64)
-        return replica(v, v.dtype)
+            return replica(v, torch.float64, device)
+        return replica(v, v.dtype, device)
+    if isinstance(v, torch.device) and device is not None:
+        return torch.device(device)
     if isinstance(v, torch.dtype):
         if v.is_complex:
             return torch.complex128
@@ -171,5 +174,5 @@ def upcast_value(v: Any) -> Any:
             return torch.float64
         return v
     if isinstance(v, (list, tuple)):
-        return type(v)(upcast_value(x) for x in v)
+        return type(v)(upcast_value(x, device) for x in v)
     return v

@@ -91,8 +91,11 @@ def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: 
     if all(r.is_floating_point() or r.is_complex() for r in reference) and any(
             r.numel() > 1 and not bool((r == r.reshape(-1)[0]).all()) for r in reference):
         # where the reference is one value, its mean is the answer, not a null
-        yield "reference mean", [torch.full_like(t, complex(r.mean()).real if r.is_complex() else float(r.mean()))
-                                 if r.numel() else torch.empty_like(t) for t, r in zip(native, reference)]
+        means = [complex(r.mean()).real if r.is_complex() else float(r.mean()) if r.numel() else 0.0
+                 for r in reference]
+        if all(abs(m) <= torch.finfo(t.dtype).max for m, t in zip(means, native)):  # else it overflows
+            yield "reference mean", [torch.full_like(t, m) if t.numel() else torch.empty_like(t)
+                                     for t, m in zip(native, means)]
     low = _lower_precision(op, ov, values, device)
     if low is not None:
         yield "lower precision", low

@@ -20,6 +20,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 UNINITIALISED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
 POISON_BYTE = 0x7F  # float32/bfloat16 3.4e38, float16 NaN, int32 2.1e9: never a plausible answer
+SECOND_POISON_BYTE = 0xA5  # for a second replay: one byte of poison can be a one-byte answer (int8 127)
 
 
 @dataclass
@@ -28,6 +29,7 @@ class LaunchMonitor:
     names: set[str] = field(default_factory=set)
     ghost: bool = False
     depth: int = 0
+    poison_byte: int = POISON_BYTE
 
     @property
     def inside(self) -> bool:
@@ -38,15 +40,15 @@ class LaunchMonitor:
         poison. A freed block may hold anything, and on the CPU the allocator's own bookkeeping
         overwrites a small block's first bytes, so with the kernels skipped a 0-d output could
         read as right by chance."""
-        return _PoisonFresh() if self.ghost else nullcontext()
+        return _PoisonFresh(self.poison_byte) if self.ghost else nullcontext()
 
     @contextmanager
-    def ghosting(self) -> Iterator[None]:
-        self.ghost = True
+    def ghosting(self, poison_byte: int = POISON_BYTE) -> Iterator[None]:
+        self.ghost, self.poison_byte = True, poison_byte
         try:
             yield
         finally:
-            self.ghost = False
+            self.ghost, self.poison_byte = False, POISON_BYTE
 
     def _wrap(self, original: Any) -> Any:
         monitor = self
@@ -89,21 +91,25 @@ def op_name(func: Any) -> str:
 
 
 class _PoisonFresh(TorchDispatchMode):
+    def __init__(self, byte: int) -> None:
+        super().__init__()
+        self.byte = byte
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001 - torch's protocol
         out = func(*args, **(kwargs or {}))
         if op_name(func) in UNINITIALISED and isinstance(out, torch.Tensor):
-            poison(out)
+            poison(out, self.byte)
         return out
 
 
-def poison(t: torch.Tensor) -> None:
+def poison(t: torch.Tensor, byte: int = POISON_BYTE) -> None:
     """Overwrite a tensor's whole storage byte by byte without the dispatcher (where the candidate
     of a fill or copy operator may be registered)."""
     storage = t.untyped_storage()
     if not storage.nbytes():
         return
     if t.device.type == "cpu":
-        ctypes.memset(storage.data_ptr(), POISON_BYTE, storage.nbytes())
+        ctypes.memset(storage.data_ptr(), byte, storage.nbytes())
         return
     from .clock import cuda_runtime
 
@@ -111,7 +117,7 @@ def poison(t: torch.Tensor) -> None:
     if lib is None:
         raise RuntimeError("no CUDA runtime to poison device memory with")
     stream = torch.cuda.current_stream(t.device).cuda_stream
-    if lib.cudaMemsetAsync(storage.data_ptr(), POISON_BYTE, storage.nbytes(), stream) != 0:
+    if lib.cudaMemsetAsync(storage.data_ptr(), byte, storage.nbytes(), stream) != 0:
         raise RuntimeError("cudaMemsetAsync failed")
 
 

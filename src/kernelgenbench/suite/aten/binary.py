@@ -148,13 +148,14 @@ def _writes_self(ov: Overload) -> bool:
     return "self" in ov.writes
 
 
-def _meta(v: Any, upcast: bool = False) -> Any:
-    """A shape-only stand-in; with `upcast`, a one-element CPU tensor of the same rank in the
-    float64 truth's dtype (generated out= wrappers check dtypes only when they really run)."""
+def _meta(v: Any, run: str = "") -> Any:
+    """A shape-only stand-in; with `run`, a one-element CPU tensor of the same rank, in its own
+    dtype ("as-is") or in the float64 truth's ("upcast"): some dtype checks happen only when a
+    kernel really runs (in-place casts on older meta kernels, generated out= wrappers)."""
     if isinstance(v, (TensorSpec, OutputSpec)):
-        if upcast:
-            dtype = torch.float64 if v.dtype.is_floating_point else v.dtype
-            return torch.zeros((1,) * len(v.shape), dtype=dtype) + (1 if dtype != torch.bool else 0)
+        if run:
+            dtype = torch.float64 if (run == "upcast" and v.dtype.is_floating_point) else v.dtype
+            return torch.ones((1,) * len(v.shape), dtype=dtype)
         return torch.empty(v.shape, dtype=v.dtype, device="meta")
     return v
 
@@ -168,8 +169,8 @@ def functional(ov: Overload) -> Overload | None:
     return None
 
 
-def _run_meta(ov: Overload, values: Mapping[str, Any], upcast: bool = False) -> Any:
-    args, kwargs = ov.split({k: _meta(v, upcast) for k, v in values.items()})
+def _run_meta(ov: Overload, values: Mapping[str, Any], run: str = "") -> Any:
+    args, kwargs = ov.split({k: _meta(v, run) for k, v in values.items()})
     return ov.reference(*args, **kwargs)
 
 
@@ -181,13 +182,14 @@ def checked(ov: Overload, values: dict[str, Any], out: torch.dtype | None) -> di
     try:
         if not any(p.name == "out" and p.writes for p in ov.params):
             _run_meta(ov, values)
+            _run_meta(ov, values, run="as-is")
             return values
         result = _run_meta(functional(ov), values)  # type: ignore[arg-type]
         values = {**values, "out": OutputSpec(tuple(result.shape), out or result.dtype)}
         _run_meta(ov, values)
         # the float64 truth runs with float buffers upcast: ATen's generated out= wrappers
         # (div.Scalar_out...) then reject an integer input with a float Scalar (float32 result)
-        _run_meta(ov, values, upcast=True)
+        _run_meta(ov, values, run="upcast")
         return values
     except (RuntimeError, TypeError, ValueError, NotImplementedError):
         return None
@@ -434,7 +436,8 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "div_": partial(
         aten_operator, "div_", "pointwise",
         "In place: self /= other, with rounding_mode None/'trunc'/'floor'; the result cast back to self's type.",
-        binary_sampler(Grid(extra=_mode, scalars=(-1.75, 3, 0.5, -2), ints=DIV_INTS, perf=(), discontinuous=True,
+        binary_sampler(Grid(extra=_mode, scalars=(-1.75, 3, 0.5, -2), ints=DIV_INTS, perf=("div_.Tensor",),
+                            discontinuous=True,
                             thin={"div_.Tensor": (3, 2), "div_.Scalar": (4, 3), "div_.Tensor_mode": (2, 1),
                                   "div_.Scalar_mode": (3, 2)})),
         notes=DIV_NOTES),
