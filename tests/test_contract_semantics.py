@@ -44,7 +44,9 @@ def test_a_new_tensor_where_aten_returns_one_must_not_alias_the_input(candidate)
     assert "shares memory with `self`; the native op returns a new tensor" in v.reason
 
 
-def test_an_in_place_form_returns_the_tensor_it_wrote(candidate):
-    v = judge(candidate("add__returns_new"), "aten::add_")
+def test_an_in_place_form_must_write_its_argument(candidate):
+    """Through the dispatcher an in-place call returns `self` whatever the kernel returns, so a
+    kernel that answers in a new tensor leaves the caller's tensor unchanged: wrong."""
+    v = judge(candidate("add__writes_a_copy"), "aten::add_")
     assert v.status is Status.WRONG_RESULT
-    assert "must return its argument `self`" in v.reason
+    assert v.reason.startswith("output 0: numerical error too large")

@@ -326,10 +326,6 @@ class CaseRunner:
     def _judge(self, ov: Overload, result: Any, values: dict[str, Any], snapshot: dict[str, Any],
                expected: Expected, done: Any) -> CaseOutcome:
         reference, native, scales = expected.reference, expected.native, expected.scales
-        if ov.returns_alias is not None:
-            problem = _returned_argument(result, values[ov.returns_alias], ov.returns_alias)
-            if problem:
-                return done(Status.WRONG_RESULT, problem)
         produced = outputs_of(ov, result, values)
         if len(produced) != len(native):
             return done(Status.WRONG_RESULT, f"returned {len(produced)} outputs, expected {len(native)}")
@@ -411,22 +407,8 @@ def _dense_strides(t: torch.Tensor) -> tuple[int, ...]:
     return tuple(st for st, n in zip(t.stride(), t.shape) if n != 1)
 
 
-def _returned_argument(result: Any, arg: Any, name: str) -> str | None:
-    """An in-place or `out=` form returns the very tensor it wrote."""
-    if isinstance(arg, torch.Tensor) and not (
-            isinstance(result, torch.Tensor) and result.shape == arg.shape and result.stride() == arg.stride()
-            and (arg.numel() == 0 or (result.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr()
-                                      and result.storage_offset() == arg.storage_offset()))):
-        return f"the call must return its argument `{name}` (the tensor it wrote), not {_kind(result)}"
-    return None
-
-
 def _a(noun: str) -> str:
     return f"an {noun}" if noun[:1] in "aeiou" else f"a {noun}"
-
-
-def _kind(v: Any) -> str:
-    return "another tensor" if isinstance(v, torch.Tensor) else _a(type(v).__name__)
 
 
 def scalar_problem(got: Any, want: Any) -> str | None:

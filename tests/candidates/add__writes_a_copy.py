@@ -1,4 +1,4 @@
-"""aten::add_ that writes `self` correctly but returns a fresh copy instead of `self` itself."""
+"""aten::add_ that computes into a fresh tensor and returns it, leaving `self` as it was."""
 import torch
 import triton
 import triton.language as tl
@@ -19,8 +19,7 @@ def _add_into(self, other, alpha):
     fresh = torch.empty(self.shape, dtype=self.dtype, device=self.device)
     if self.numel():
         _add[(triton.cdiv(self.numel(), 256),)](x, other, fresh, self.numel(), float(alpha), BLOCK=256)
-    self.copy_(fresh)
-    return fresh.clone()
+    return fresh
 
 
 def add__Tensor(self, other, *, alpha=1):
