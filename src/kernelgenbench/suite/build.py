@@ -67,10 +67,16 @@ def visibility(index: int) -> str:
 
 def build_cases(overloads: Iterable[Overload], sampler: Sampler,
                 complete: Callable[[Overload, Sample], Sample] = lambda ov, s: s) -> tuple[Case, ...]:
+    """Every tier's cases of every overload; a call a smaller tier already has is not repeated
+    (a case is its name: the same name draws the same inputs)."""
     cases: list[Case] = []
+    seen: set[str] = set()
     for ov in overloads:
         for size in ("small", "large", "perf"):
             for i, s in enumerate(sampler(ov, size)):
                 vis = "public" if size == "perf" else visibility(i)
-                cases.append(Case(ov.name, complete(ov, s), size, vis))
+                case = Case(ov.name, complete(ov, s), size, vis)
+                if case.name not in seen:
+                    seen.add(case.name)
+                    cases.append(case)
     return tuple(cases)
