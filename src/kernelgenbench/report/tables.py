@@ -82,7 +82,7 @@ def _untimed_note(rows: list[Row]) -> str:
     ops = _untimed_by_design(rows)
     if not ops:
         return ""
-    return (f" Metadata operators (views, allocations, `item`) have no kernel work to time: they count in "
+    return (f" Operators with no kernel work to time (views, allocations, `item`, a 0-d result) count in "
             f"accuracy and are left out of every speed figure: {', '.join(ops)}.")
 
 

@@ -4,6 +4,8 @@ Every device kernel of a candidate's call must be one of its own Triton kernels,
 operator whose work is computing (the rule in `rules.py`), a fill, copy or cast that host code may
 launch; a GEMM, reduction or other ATen or vendor kernel means the work was done by a library.
 For a data or view operator even a copy or fill kernel is foreign: that movement is its work.
+Where the rule lets host code read values (`item`; a view's start index), the copy of those bytes
+to the host is the read itself, and allowed.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from typing import Any
 
 import torch
 
-from .rules import RULES
+from .rules import RULES, Action, allows
 
 ALLOWED_LIBRARY_KERNELS = re.compile(
     r"FillFunctor|fill_kernel|zero_|[Mm]emset|[Mm]emcpy|copy_kernel|direct_copy|CopyKernel|"
     r"elementwise_kernel<.*(copy|Copy|fill|Fill)|unrolled_elementwise_kernel<.*(copy|Copy|fill|Fill)"
 )
+TO_HOST = re.compile(r"[Mm]emcpy DtoH")
 
 
 @dataclass(frozen=True)
@@ -53,5 +56,6 @@ def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "c
         name for name in kernels
         if not any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
         and not (work == "compute" and ALLOWED_LIBRARY_KERNELS.search(name))
+        and not (allows(work, Action.READ) and TO_HOST.search(name))
     ))
     return Profile(kernels, foreign)
