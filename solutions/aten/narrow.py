@@ -2,9 +2,8 @@
 
 `length` entries of dim `dim` from `start` (a negative start counts from the end) are a view with
 that dim's size replaced and the storage offset moved by start * stride (as_strided on self).
-narrow.Tensor takes start as a 0-d integer tensor, whose value only a host read could turn into a
-view's offset (ATen reads it with item()); the host-code rule forbids that read, and the suite has
-no narrow.Tensor cases, so that overload refuses instead of reading.
+narrow.Tensor takes start as a 0-d integer tensor, whose value only a host read can turn into a
+view's offset: it is read with item(), as ATen does (the host-code rule allows view operators that).
 """
 
 

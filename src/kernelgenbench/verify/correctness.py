@@ -65,7 +65,7 @@ class Alias:
 
     input: str
     offset: int  # storage offset relative to the input's
-    stride: tuple[int, ...]
+    stride: tuple[int, ...]  # of the dims longer than one (a size-one dim's stride addresses nothing)
 
     def describe(self) -> str:
         return f"a view of `{self.input}` (storage offset {self.offset:+d}, strides {list(self.stride)})"
@@ -78,7 +78,7 @@ def alias_of(out: Any, inputs: dict[str, Any]) -> Alias | None:
     ptr = out.untyped_storage().data_ptr()
     for name, t in inputs.items():
         if isinstance(t, torch.Tensor) and t.numel() > 0 and t.untyped_storage().data_ptr() == ptr:
-            return Alias(name, out.storage_offset() - t.storage_offset(), tuple(out.stride()))
+            return Alias(name, out.storage_offset() - t.storage_offset(), _dense_strides(out))
     return None
 
 
