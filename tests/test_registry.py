@@ -67,3 +67,15 @@ def test_every_overload_has_small_public_and_hidden_cases(op):
         assert op.select_cases(sizes=("large",)) and op.select_cases(sizes=("perf",))
         assert op.timed
     assert len({c.name for c in op.cases}) == len(op.cases), "case names must be unique"
+
+
+def test_two_samples_with_one_label_are_a_grid_error():
+    """A label seeds a case's inputs: two value ranges under one label would silently be one case."""
+    from kernelgenbench.suite.aten.family import samples_of
+    from kernelgenbench.suite.spec import TensorSpec
+
+    ov = registry.get("aten::silu").overload("silu")
+    grid = [{"self": TensorSpec((3,), torch.float32, dist="uniform", low=0, high=1)},
+            {"self": TensorSpec((3,), torch.float32, dist="uniform", low=5, high=9)}]
+    with pytest.raises(ValueError, match="share the label"):
+        list(samples_of(ov, grid))

@@ -181,9 +181,14 @@ def only_present(ov: Overload, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def samples_of(ov: Overload, grid: Iterable[dict[str, Any]]) -> Iterable[Sample]:
-    seen: set[str] = set()
+    """The grid's distinct samples. A label is a case's identity (it seeds the inputs), so two
+    different samples with one label (drawn from different ranges, say) are a grid error."""
+    seen: dict[str, Any] = {}
     for values in grid:
         s = sample(only_present(ov, values))
-        if s.label not in seen:
-            seen.add(s.label)
-            yield s
+        if s.label in seen:
+            if seen[s.label] != s.values:
+                raise ValueError(f"{ov.name}: two different samples share the label {s.label!r}")
+            continue
+        seen[s.label] = s.values
+        yield s
