@@ -20,8 +20,7 @@ import torch
 
 from ..build import FLOATS, LAYOUTS, covering, sample
 from ..spec import Operator, OutputSpec, Overload, Sample, Size, TensorSpec
-from .family import aten_operator
-from .schema import overloads
+from .family import aten_operator, functional
 from .shapes import ELEMENTWISE
 
 I32, I64, BOOL = torch.int32, torch.int64, torch.bool
@@ -158,15 +157,6 @@ def _meta(v: Any, run: str = "") -> Any:
             return torch.ones((1,) * len(v.shape), dtype=dtype)
         return torch.empty(v.shape, dtype=v.dtype, device="meta")
     return v
-
-
-def functional(ov: Overload) -> Overload | None:
-    """The overload whose result an `out=` form writes (same arguments, no outputs)."""
-    wanted = {(p.name, p.type) for p in ov.params if not p.writes}
-    for other in overloads(ov.name.partition(".")[0]):
-        if not other.writes and {(p.name, p.type) for p in other.params} == wanted:
-            return other
-    return None
 
 
 def _run_meta(ov: Overload, values: Mapping[str, Any], run: str = "") -> Any:

@@ -37,7 +37,7 @@ def _is_list(ov: Overload, name: str) -> bool:
     return ov.param(name).type.startswith("List[")
 
 
-def _functional(ov: Overload) -> Overload | None:
+def functional(ov: Overload) -> Overload | None:
     """The overload an `out=` form writes the results of (the same arguments of the same types, no
     outputs), or None where there is none (`arange.out` has no dtype argument, `arange` has)."""
     wanted = {p.name: p.type for p in ov.params if not p.writes}
@@ -66,10 +66,10 @@ def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
     by the functional overload's results."""
     given = {k: v for k, v in values.items() if k not in outs}
     if any(_is_list(ov, name) for name in outs):
-        functional = _functional(ov)
-        if functional is None:
+        base = functional(ov)
+        if base is None:
             raise KeyError(f"{ov.name}: no functional overload to size its output list by")
-        results = _run_shape_only(functional, given)
+        results = _run_shape_only(base, given)
         return {name: list(results) for name in outs}
     for device in ("meta", "cpu"):
         blanks = {k: blank(v, device) for k, v in given.items()}
@@ -90,9 +90,9 @@ def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.d
     for name in outs:
         if isinstance(values.get(name), OutputSpec):
             return values[name].dtype
-    functional = _functional(ov)
-    if functional is not None:
-        result = _run_shape_only(functional, {k: v for k, v in values.items() if k not in outs})
+    base = functional(ov)
+    if base is not None:
+        result = _run_shape_only(base, {k: v for k, v in values.items() if k not in outs})
         first = result[0] if isinstance(result, (tuple, list)) else result
         if isinstance(first, torch.Tensor):
             return first.dtype
