@@ -87,8 +87,19 @@ def python_def(ov: Overload) -> str:
         if p.kw_only and not star:
             parts.append("*")
             star = True
-        parts.append(f"{p.name}={p.default!r}" if p.has_default else p.name)
+        parts.append(f"{p.name}={_default(p.type, p.default)}" if p.has_default else p.name)
     return f"def {ov.func_name}({', '.join(parts)}):"
+
+
+MEMORY_FORMATS = ("torch.contiguous_format", "torch.preserve_format", "torch.channels_last",
+                  "torch.channels_last_3d")
+
+
+def _default(type_name: str, default: object) -> str:
+    """A schema default as Python spells it: the registry stores a MemoryFormat as its enum number."""
+    if type_name == "MemoryFormat" and isinstance(default, int) and 0 <= default < len(MEMORY_FORMATS):
+        return MEMORY_FORMATS[default]
+    return repr(default)
 
 
 def _functions(op: Operator) -> str:
