@@ -1,16 +1,25 @@
-"""Indexing operators: index_select."""
+"""Indexing and joining operators: index_select, gather, embedding, cat, stack.
+
+Index tensors are drawn in range (`dist="index"`): an out-of-range index makes ATen raise (a device
+assert on CUDA), which cannot be judged, so none is drawn. Joining grids mix sizes along `dim`,
+negative dims, empty tensors, dtypes that promote, and non-contiguous inputs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from itertools import cycle
 from typing import Any
 
 import torch
 
-from ..build import FLOATS, covering
-from ..spec import Operator, Overload, Size, TensorSpec
+from ..build import FLOATS, LAYOUTS, covering
+from ..spec import Layout, Operator, OutputSpec, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
+
+F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
+I64, I32, BOOL = torch.int64, torch.int32, torch.bool
 
 
 def gather_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
@@ -18,6 +27,11 @@ def gather_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> 
     index = values["index"]
     written = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
     return 2 * written + index.numel() * index.element_size()
+
+
+def embedding_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """An embedding lookup reads the ids and only the rows they pick (as many bytes as it writes)."""
+    return gather_traffic(ov, {"index": values["indices"]}, outputs)
 
 
 SHAPES = {
@@ -52,8 +66,196 @@ def index_select_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
+# ---- shared pieces of the gather / embedding / cat / stack grids --------------------------------
+
+def fit(layout: Layout, shape: tuple[int, ...]) -> Layout:
+    """The layout a shape can take (as `covering` does): transposed and expanded need two
+    non-empty dims, strided needs one."""
+    if not shape:
+        return "contiguous"
+    if len(shape) < 2 or 0 in shape:
+        return "contiguous" if layout in ("transposed", "expanded") else layout
+    return layout
+
+
+def drawn(shape: tuple[int, ...], dtype: torch.dtype, layout: Layout) -> TensorSpec:
+    """An input tensor of any dtype: floats normal, integers over a signed range, bools as drawn."""
+    if dtype.is_floating_point or dtype == BOOL:
+        return TensorSpec(shape, dtype, fit(layout, shape))
+    return TensorSpec(shape, dtype, fit(layout, shape), dist="uniform", low=-100, high=100)
+
+
+def ids(shape: tuple[int, ...], dtype: torch.dtype, extent: int, layout: Layout = "contiguous") -> TensorSpec:
+    """Indices drawn in [0, extent): in range, with repeats wherever there are more ids than slots."""
+    return TensorSpec(shape, dtype, fit(layout, shape), dist="index", low=0, high=max(extent, 1))
+
+
+def tiers(ov: Overload, size: Size, table: dict[str, list[Any]]) -> list[Any]:
+    """The table rows of a tier; perf rows only for the functional overload, every other small
+    row for an `out=` form (its semantics are the functional's plus the write)."""
+    if ov.writes and size == "perf":
+        return []
+    rows = table[size]
+    return rows[::2] if ov.writes and size == "small" else rows
+
+
+# ---- gather ---------------------------------------------------------------------------------------
+
+# (self shape, index shape, dim): index dims <= self's except along dim, where it may be longer.
+GATHER = {
+    "small": [
+        ((), (), 0), ((), (1,), -1), ((9,), (5,), 0), ((9,), (20,), -1), ((9,), (0,), 0),
+        ((33, 65), (33, 65), 1), ((33, 65), (20, 100), 1), ((33, 65), (40, 7), 0), ((33, 65), (33, 1), -1),
+        ((3, 5, 17), (2, 5, 9), -1), ((3, 5, 17), (3, 4, 17), 1), ((3, 5, 17), (6, 2, 3), -3),
+        ((0, 4), (0, 4), 1), ((6, 0), (2, 0), 1),
+    ],
+    "large": [((4096, 2048), (4096, 513), 1), ((8, 1024, 513), (8, 1024, 513), 1), ((2048, 4097), (3000, 64), 0)],
+    "perf": [((8, 4096, 4096), (8, 2048, 4096), 1), ((16384, 8192), (16384, 1024), 1),
+             ((4096, 4096), (4096, 4096), 0)],
+}
+GATHER_DTYPES = (*FLOATS, I64)
+INDEX_LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "contiguous", "expanded", "strided")
+
+
+def gather_sampler(ov: Overload, size: Size):
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    index_layouts = cycle(("contiguous",) if perf else INDEX_LAYOUTS)
+    dtypes = cycle((BF16, F32, F32) if perf else GATHER_DTYPES)
+    repeats = 2 if size != "perf" and not ov.writes else 1
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for i, (shape, index_shape, dim) in enumerate(tiers(ov, size, GATHER) * repeats):
+            extent = shape[dim] if shape else 1
+            values = {
+                "self": drawn(shape, next(dtypes), next(layouts)),
+                "dim": dim,
+                "index": ids(index_shape, I32 if i % 4 == 3 else I64, extent, next(index_layouts)),
+            }
+            if i == 6:
+                values["sparse_grad"] = True  # backward-only flag: the forward is the same gather
+            yield values
+
+    return samples_of(ov, grid())
+
+
+# ---- embedding ------------------------------------------------------------------------------------
+
+# (weight shape, indices shape, extra arguments): padding_idx, scale_grad_by_freq and sparse only
+# change the backward; the forward looks every id up as-is, the padding row included.
+EMBEDDING = {
+    "small": [
+        ((10, 8), (), {}), ((10, 8), (1,), {}), ((10, 8), (40,), {"padding_idx": 3}),
+        ((33, 65), (5, 7), {}), ((33, 65), (2, 3, 4), {"padding_idx": 0, "scale_grad_by_freq": True}),
+        ((1, 17), (6,), {}), ((7, 300), (3, 5), {"sparse": True}), ((5, 0), (4,), {}),
+        ((0, 4), (0,), {}), ((10, 8), (0, 3), {}), ((33, 65), (9, 20), {"padding_idx": 32}),
+    ],
+    "large": [((50257, 1024), (4, 1024), {}), ((32000, 4096), (2048,), {"padding_idx": 0}),
+              ((1000, 4097), (3, 5, 7), {})],
+    "perf": [((128256, 4096), (8192,), {}), ((151936, 3584), (4, 4096), {}),
+             ((32000, 4096), (16, 1024), {"padding_idx": 0}), ((50257, 768), (8, 2048), {})],
+}
+
+
+def embedding_sampler(ov: Overload, size: Size):
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    index_layouts = cycle(("contiguous",) if perf else INDEX_LAYOUTS)
+    dtypes = cycle((BF16, BF16, F16, F32) if perf else FLOATS)
+    repeats = 2 if size != "perf" and not ov.writes else 1
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for i, (shape, index_shape, extra) in enumerate(tiers(ov, size, EMBEDDING) * repeats):
+            yield {
+                "weight": drawn(shape, next(dtypes), next(layouts)),
+                "indices": ids(index_shape, I32 if i % 3 == 2 else I64, shape[0], next(index_layouts)),
+                **extra,
+            }
+
+    return samples_of(ov, grid())
+
+
+# ---- cat and stack --------------------------------------------------------------------------------
+
+# (shapes, dim, dtypes): dtypes None takes one floating dtype for the whole list, in turn.
+Join = tuple[Sequence[tuple[int, ...]], int, Sequence[torch.dtype] | None]
+# "out_cast" rows (shapes, dim, dtypes, out dtype) go to the `out=` form only.
+CAT: dict[str, list[Any]] = {
+    "small": [
+        ([(3, 5), (4, 5)], 0, None), ([(3, 5), (3, 7), (3, 1)], -1, None),
+        ([(2, 3, 4), (2, 5, 4), (2, 0, 4), (2, 1, 4)], 1, None), ([(7,), (9,)], 0, None),
+        ([(1,)], 0, None), ([(0,), (3, 4), (2, 4)], 0, None),  # legacy rule: a 1-d empty tensor is skipped
+        ([(3, 4), (0,), (3, 6)], 1, None), ([(0,), (0,)], 0, None),
+        ([(2, 3, 4, 5), (2, 3, 4, 7)], 3, None), ([(2, 3, 4, 5), (1, 3, 4, 5), (3, 3, 4, 5)], -4, None),
+        ([(33, 65), (33, 64)], 1, None), ([(0, 4), (5, 4)], 0, None),
+        ([(3, 5), (4, 5)], 0, (F16, F32)), ([(3, 5), (3, 2)], 1, (BF16, F16)), ([(4,), (5,)], 0, (I64, F32)),
+        ([(0,), (3, 4), (2, 4)], 0, (F64, F16, F16)),  # the skipped tensor still takes part in promotion
+        ([(2, 3), (2, 3)], 0, (BOOL, I32)), ([(5,), (3,)], -1, (BOOL, BOOL)),
+    ],
+    "large": [([(1025, 4097), (1025, 31)], 1, None), ([(8, 512, 1023)] * 3, 0, None),
+              ([(513, 4097), (1000, 4097)], 0, (F16, F32))],
+    # out= buffers of another dtype than the promoted one: the copy converts to out's dtype.
+    "out_cast": [([(3, 5), (4, 5)], 0, (F16, BF16), F64), ([(7,), (9,)], -1, (F32, F32), BF16),
+                 ([(2, 3), (2, 1)], 1, (I64, I32), F32)],
+    "perf": [([(8, 32, 4096, 128)] * 2, 2, (BF16, BF16)), ([(8192, 4096), (8192, 1024), (8192, 1024)], 1, (BF16,) * 3),
+             ([(4096, 4096)] * 4, 0, (F32,) * 4), ([(16384, 32, 64)] * 2, -1, (BF16, BF16))],
+}
+STACK: dict[str, list[Any]] = {
+    "small": [
+        ([(3, 5)] * 3, 0, None), ([(3, 5)] * 2, 2, None), ([(3, 5)] * 4, -1, None), ([(3, 5)], -3, None),
+        ([()] * 3, 0, None), ([()], -1, None), ([(7,)] * 2, 1, None), ([(0, 4)] * 3, 1, None),
+        ([(0,)] * 2, 0, None), ([(2, 3, 4)] * 2, 1, None), ([(33, 65)] * 2, 1, None), ([(1,)] * 4, 0, None),
+        ([(3, 5)] * 2, 1, (F16, F32)), ([(4,)] * 2, 0, (BF16, F16)), ([(2, 3)] * 3, -1, (I64, F32, BOOL)),
+        ([(6,)] * 2, 0, (BOOL, BOOL)),
+    ],
+    "large": [([(1025, 4097)] * 3, 1, None), ([(8, 512, 1023)] * 2, -1, None)],
+    "out_cast": [([(3, 5)] * 2, 1, (F16, BF16), F64), ([(7,)] * 3, -1, (F32, F32, F32), F16),
+                 ([(2, 3)] * 2, 0, (BOOL, I32), F32)],
+    "perf": [([(4096, 4096)] * 8, 0, (BF16,) * 8), ([(16384, 32, 64)] * 2, -1, (BF16, BF16)),
+             ([(8192, 4096)] * 4, 1, (F32,) * 4)],
+}
+
+
+def join_sampler(table: dict[str, list[Any]], ov: Overload, size: Size):
+    """Lists of 1-4 tensors, each with its own layout (taken in turn) and dtype; `out=` forms also
+    get buffers of another dtype than the promoted one."""
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    floats = cycle(FLOATS)
+    repeats = 2 if size == "small" and not ov.writes else 1
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for shapes, dim, dtypes in tiers(ov, size, table) * repeats:
+            kinds = dtypes or [next(floats)] * len(shapes)
+            yield {"tensors": [drawn(s, d, next(layouts)) for s, d in zip(shapes, kinds)], "dim": dim}
+        if ov.writes and size == "small":
+            for shapes, dim, kinds, out in table["out_cast"]:
+                yield {"tensors": [drawn(s, d, next(layouts)) for s, d in zip(shapes, kinds)], "dim": dim,
+                       "out": OutputSpec((), out)}
+
+    return samples_of(ov, grid())
+
+
+NOTES_INDEX = ("Indices are drawn in range: out-of-range ids make ATen raise (a device assert on CUDA), "
+               "which cannot be judged.")
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "index_select": partial(aten_operator, "index_select", "index",
                             "Rows (or slices along `dim`) of self picked by an int index; repeats allowed.",
                             index_select_sampler, traffic=gather_traffic),
+    "gather": partial(aten_operator, "gather", "index",
+                      "out[i][j][k] = self[index[i][j][k]][j][k] (for dim 0): the output has index's shape; "
+                      "index may be smaller than self outside `dim`.",
+                      gather_sampler, traffic=gather_traffic, notes=NOTES_INDEX),
+    "embedding": partial(aten_operator, "embedding", "index",
+                         "Rows of a 2-d weight picked by integer ids of any shape: out = weight[indices]. "
+                         "padding_idx, scale_grad_by_freq and sparse only change the backward.",
+                         embedding_sampler, traffic=embedding_traffic, notes=NOTES_INDEX),
+    "cat": partial(aten_operator, "cat", "index",
+                   "Concatenate tensors along `dim` (dtypes promote; 1-d empty tensors are skipped).",
+                   partial(join_sampler, CAT), work="data",
+                   notes="A 0-d tensor or a list of only skipped tensors makes ATen raise: not drawn."),
+    "stack": partial(aten_operator, "stack", "index",
+                     "Stack same-shaped tensors along a new dim `dim` (dtypes promote).",
+                     partial(join_sampler, STACK), work="data"),
 }
