@@ -254,7 +254,8 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "cat": partial(aten_operator, "cat", "index",
                    "Concatenate tensors along `dim` (dtypes promote; 1-d empty tensors are skipped).",
                    partial(join_sampler, CAT), work="data",
-                   notes="A 0-d tensor makes ATen raise: not drawn. A list of 1-d empty tensors alone gives an empty result."),
+                   notes="A 0-d tensor makes ATen raise: not drawn. A list of 1-d empty tensors alone gives "
+                         "an empty result."),
     "stack": partial(aten_operator, "stack", "index",
                      "Stack same-shaped tensors along a new dim `dim` (dtypes promote).",
                      partial(join_sampler, STACK), work="data"),
