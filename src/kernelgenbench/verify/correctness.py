@@ -55,8 +55,7 @@ def outputs_of(ov: Overload, result: Any, values: dict[str, Any]) -> list[Any]:
 
 def written(ov: Overload, values: dict[str, Any]) -> list[Any]:
     """The tensors an overload writes, in order, output lists (`Tensor(a!)[] out`) flattened."""
-    return outputs_of(ov, None, values) if ov.returns_alias is None else [
-        t for name in ov.writes for t in (values[name] if isinstance(values[name], (list, tuple)) else [values[name]])]
+    return outputs_of(ov, None, values)  # with no result, only the written arguments
 
 
 @dataclass(frozen=True)
