@@ -5,6 +5,8 @@ merge into one dim K (else it permutes them last and copies that view contiguous
   * `_amin_rows_kernel` when inner == 1: tiles of (rows, K), reduced along the row;
   * `_amin_cols_kernel` otherwise: tiles of (K, inner columns), reduced down the columns.
 Each keeps a running minimum and a NaN flag: a slice that holds a NaN reduces to NaN, as in ATen.
+A few long rows (a full reduction) are split into chunks over the grid's second axis, and the
+chunks' minima reduced again, so a full reduction is not one program's sequential loop.
 16-bit floats are widened exactly to float32; a min is exact, so nothing is rounded.
 """
 
@@ -13,19 +15,23 @@ import triton
 import triton.language as tl
 
 TILE = 4096  # elements per program per loop step
+SPLIT_ROWS = 1024  # fewer output rows than this, each of SPLIT_MIN_K or more: split the rows
+SPLIT_MIN_K = 65536
 
 
 @triton.jit
-def _amin_rows_kernel(x_ptr, out_ptr, M, K, x_sm, x_sk, INIT: tl.constexpr, ACC: tl.constexpr,
+def _amin_rows_kernel(x_ptr, out_ptr, M, K, CHUNK, x_sm, x_sk, INIT: tl.constexpr, ACC: tl.constexpr,
                       IS_FLOAT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    split = tl.program_id(1)
     row_mask = rows < M
     x_rows = x_ptr + rows.to(tl.int64)[:, None] * x_sm
     cols = tl.arange(0, BLOCK_K)[None, :]
     acc = tl.full([BLOCK_M, BLOCK_K], INIT, ACC)
     nan = tl.zeros([BLOCK_M, BLOCK_K], tl.int1)
-    for k0 in range(0, K, BLOCK_K):
-        mask = row_mask[:, None] & (k0 + cols < K)
+    k_end = tl.minimum(K, (split + 1) * CHUNK)
+    for k0 in range(split * CHUNK, k_end, BLOCK_K):
+        mask = row_mask[:, None] & (k0 + cols < k_end)
         x = tl.load(x_rows + (k0 + cols).to(tl.int64) * x_sk, mask=mask, other=INIT).to(ACC)
         if IS_FLOAT:
             nan = nan | (x != x)  # NaN propagates: a comparison-based min would drop it
@@ -33,7 +39,7 @@ def _amin_rows_kernel(x_ptr, out_ptr, M, K, x_sm, x_sk, INIT: tl.constexpr, ACC:
     y = tl.min(acc, axis=1)
     if IS_FLOAT:
         y = tl.where(tl.max(nan.to(tl.int32), axis=1) > 0, float("nan"), y)
-    tl.store(out_ptr + rows, y.to(out_ptr.dtype.element_ty), mask=row_mask)
+    tl.store(out_ptr + rows * tl.num_programs(1) + split, y.to(out_ptr.dtype.element_ty), mask=row_mask)
 
 
 @triton.jit
@@ -102,6 +108,25 @@ def _view3(t, dims):
     return None if None in merged else merged
 
 
+def _rows_min(x, res, M, K, sm, sk, meta):
+    """Row minima; few long rows are split into chunks (so the whole GPU works) whose minima are
+    reduced by a second launch, NaN carried through as a value."""
+    block_k = min(triton.next_power_of_2(K), TILE)
+    block_m = min(triton.next_power_of_2(M), max(1, TILE // block_k))
+    warps = 8 if block_m * block_k >= 2048 else 4
+    if M >= SPLIT_ROWS or K < SPLIT_MIN_K:
+        _amin_rows_kernel[(triton.cdiv(M, block_m), 1)](
+            x, res, M, K, K, sm, sk, **meta, BLOCK_M=block_m, BLOCK_K=block_k, num_warps=warps)
+        return
+    splits = min(triton.cdiv(K, SPLIT_MIN_K // 4), max(1, 2048 // M))
+    chunk = triton.cdiv(triton.cdiv(K, splits), block_k) * block_k
+    splits = triton.cdiv(K, chunk)
+    partial = torch.empty(M * splits, dtype=res.dtype, device=res.device)
+    _amin_rows_kernel[(triton.cdiv(M, block_m), splits)](
+        x, partial, M, K, chunk, sm, sk, **meta, BLOCK_M=block_m, BLOCK_K=block_k, num_warps=warps)
+    _rows_min(partial, res, M, splits, splits, 1, meta)
+
+
 def _amin(x, dim, keepdim):
     nd = x.dim()
     rank = max(nd, 1)
@@ -129,12 +154,7 @@ def _amin(x, dim, keepdim):
     xk, rk = (x.view(torch.uint8), res.view(torch.uint8)) if x.dtype == torch.bool else (x, res)
     meta = dict(INIT=_init(x.dtype), ACC=_acc(x.dtype), IS_FLOAT=x.dtype.is_floating_point)
     if inner == 1:
-        block_k = min(triton.next_power_of_2(K), TILE)
-        block_m = min(triton.next_power_of_2(outer), max(1, TILE // block_k))
-        _amin_rows_kernel[(triton.cdiv(outer, block_m),)](
-            xk, rk, outer, K, so, sk, **meta, BLOCK_M=block_m, BLOCK_K=block_k,
-            num_warps=8 if block_m * block_k >= 2048 else 4,
-        )
+        _rows_min(xk, rk, outer, K, so, sk, meta)
     else:
         block_i = min(triton.next_power_of_2(inner), 64)
         block_k = min(triton.next_power_of_2(K), max(1, TILE // block_i))
