@@ -135,6 +135,11 @@ WORK_RULES = {
             "  (a start index) may be read on the host. It is judged for accuracy, not timed.",
     "read": "\n  This operator reads one value into Python: host code may move it to the host and read it\n"
             "  (`.tolist()`), and nothing else. It is judged for accuracy, not timed.",
+    "random": "\n  This operator draws random values: generate them in the kernel (`tl.rand`, `tl.randint`,\n"
+              "  `tl.randn`) from a seed that host code draws from the `generator` argument, e.g.\n"
+              "  `seed = torch.randint(0, 2**31 - 1, (2,), generator=generator, device=x.device)` (at most 8\n"
+              "  values; with `generator=None` this draws from the device's default generator, as ATen does),\n"
+              "  and pass it to the kernel as a tensor. Drawing more than a seed with torch is not allowed.",
 }
 
 
@@ -143,6 +148,12 @@ COMPARE_RULES = {
     "values_and_strides": " Strides are judged too: your outputs must have the native strides\n"
                           "(the memory format is part of this operator's contract).",
     "strides": " The values are undefined: only shape, dtype and strides are judged.",
+    "distribution": " The outputs are random, so the tolerance above does not apply: they are judged\n"
+                    "statistically against the distribution the arguments define (goodness of fit, mean,\n"
+                    "independence of neighbouring elements; false-rejection rate 1e-6 per case), values outside\n"
+                    "the support and deterministic positions (a probability of 0 or 1) exactly, and the\n"
+                    "generator must be honoured: the same generator state twice gives the same outputs bit for\n"
+                    "bit, two seeds give different ones.",
 }
 
 

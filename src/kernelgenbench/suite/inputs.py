@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from .spec import DeviceArg, OutputSpec, TensorSpec
+from .spec import DeviceArg, GeneratorArg, OutputSpec, TensorSpec
 
 POISON_FLOAT = float("nan")
 POISON_INT = -0x5EED
@@ -44,6 +44,10 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
         return torch.complex(one(), one()).to(dt)
     if spec.dist == "special":
         return _plant_specials(one(), gen).to(dt)
+    if spec.dist == "endpoints":
+        pick = torch.randint(0, 8, shape, generator=gen, device=gen.device)
+        values = torch.where(pick == 0, spec.low, torch.where(pick == 1, spec.high, one()))
+        return values.to(dt)
     return one().to(dt)
 
 
@@ -122,9 +126,24 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
             out[name] = [make_output(x, device) for x in v]
         elif isinstance(v, DeviceArg):
             out[name] = torch.device(device)
+        elif isinstance(v, GeneratorArg):
+            out[name] = torch.Generator(device=device).manual_seed(generator_seed(seed))
         else:
             out[name] = v
     return out
+
+
+def generator_seed(seed: int) -> int:
+    """The seed of a case's `generator=` argument (and of the default generator where it is None),
+    apart from the stream its inputs are drawn from."""
+    return (seed * 0x9E3779B97F4A7C15 + 0x5EED) & 0x7FFF_FFFF_FFFF
+
+
+def copy_generator(g: torch.Generator) -> torch.Generator:
+    """A generator in the same state: the native call must not advance the candidate's."""
+    twin = torch.Generator(device=g.device)
+    twin.set_state(g.get_state())
+    return twin
 
 
 def replica(v: torch.Tensor, dtype: torch.dtype, device: torch.device | str | None = None) -> torch.Tensor:
@@ -145,6 +164,8 @@ def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
     def c(v: Any) -> Any:
         if isinstance(v, torch.Tensor):
             return replica(v, v.dtype)
+        if isinstance(v, torch.Generator):
+            return copy_generator(v)
         if isinstance(v, (list, tuple)):
             return type(v)(c(x) for x in v)
         return v
@@ -167,6 +188,8 @@ def upcast_value(v: Any, device: str | None = None) -> Any:
         return replica(v, v.dtype, device)
     if isinstance(v, torch.device) and device is not None:
         return torch.device(device)
+    if isinstance(v, torch.Generator):
+        return copy_generator(v) if device is None or torch.device(device) == v.device else None
     if isinstance(v, torch.dtype):
         if v.is_complex:
             return torch.complex128

@@ -15,18 +15,20 @@ Size = Literal["small", "large", "perf"]
 SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
-Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
 # copy or fill must be a Triton kernel), "view" (metadata only: the result aliases an input or is
 # an uninitialised allocation, so there is no kernel to write and nothing to time) or "read" (the
-# work is reading one value into Python: `item`).
-Work = Literal["compute", "data", "view", "read"]
+# work is reading one value into Python: `item`) or "random" (computes random values: as
+# "compute", and host code may also draw the kernel's seed from the generator).
+Work = Literal["compute", "data", "view", "read", "random"]
 # How outputs are compared with the native ones: "values" (the tolerance, any strides),
 # "values_and_strides" (also the native strides: `memory_format` is part of the contract) or
-# "strides" (shape, dtype and strides only: the values are undefined, as with `empty_strided`).
-Compare = Literal["values", "values_and_strides", "strides"]
+# "strides" (shape, dtype and strides only: the values are undefined, as with `empty_strided`) or
+# "distribution" (random outputs, judged statistically against the law the arguments define).
+Compare = Literal["values", "values_and_strides", "strides", "distribution"]
 
 SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
 
@@ -35,11 +37,17 @@ WORK_MEANING: dict[str, str] = {
     "data": "moves or creates data: the copy or fill is a Triton kernel; host code only allocates and views",
     "view": "metadata: a view (or an uninitialised allocation) as ATen makes it; judged on aliasing, not timed",
     "read": "reads one value into Python; not timed",
+    "random": "draws random values: a Triton kernel generates them from a seed that host code draws from the "
+              "generator argument (`torch.randint` of at most 8 values); otherwise as compute",
 }
 COMPARE_MEANING: dict[str, str] = {
     "values": "values within the tolerance",
     "values_and_strides": "values within the tolerance, and the native strides (memory format)",
     "strides": "shape, dtype and strides only (the values are undefined)",
+    "distribution": "statistically, against the distribution the arguments define (goodness of fit, mean, "
+                    "independence of neighbouring elements, at a false-rejection rate of 1e-6 per case), "
+                    "values outside the support and deterministic positions exactly, and the generator "
+                    "honoured (one seed twice: the same output; two seeds: different outputs)",
 }
 
 
@@ -51,7 +59,9 @@ class TensorSpec:
     holds the values before the bit applies, as `x.conj()` and `x.imag` of one make them.
     `low`/`high` bound `uniform`, `positive`, `special` and `index` draws (`high` exclusive for
     index). `special` is uniform with NaN, +Inf, -Inf, +0.0 and -0.0 planted at about a third of
-    the positions, where the semantics of special values are judged.
+    the positions, where the semantics of special values are judged. `endpoints` is uniform with an
+    eighth of the positions exactly `low` and an eighth exactly `high` (probabilities of exactly 0
+    and 1, rates of exactly 0).
     """
 
     shape: tuple[int, ...]
@@ -78,6 +88,18 @@ class DeviceArg:
 
 
 DEVICE = DeviceArg()
+
+
+@dataclass(frozen=True)
+class GeneratorArg:
+    """A `generator=` argument: a generator on the case's device, seeded from the case's seed in
+    the worker (so a candidate cannot know it); None in a sample means the default generator."""
+
+    def describe(self) -> str:
+        return "<generator>"
+
+
+GENERATOR = GeneratorArg()
 
 
 @dataclass(frozen=True)
@@ -207,11 +229,14 @@ class Operator:
     traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None
     work: Work = "compute"
     compare: Compare = "values"
+    # For compare="distribution": what the outputs say about the law the inputs define
+    # (`verify.statistics.Law`: inputs before the call, outputs -> `Draws`).
+    law: Callable[[Overload, Mapping[str, Any], list[Any]], Any] | None = None
 
     @property
     def timed(self) -> bool:
         """Whether the operator has work to time: view and read operators are judged for accuracy only."""
-        return self.work in ("compute", "data") and any(c.size == "perf" for c in self.cases)
+        return self.work in ("compute", "data", "random") and any(c.size == "perf" for c in self.cases)
 
     @property
     def name(self) -> str:

@@ -16,15 +16,16 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ..suite.inputs import clone_values, materialize, upcast_value
+from ..suite.inputs import clone_values, generator_seed, materialize, upcast_value
 from ..suite.spec import Case, Operator, Overload
+from . import statistics
 from .bind import Binding, DispatchBypassed
 from .launches import POISON_BYTE, SECOND_POISON_BYTE, LaunchMonitor
 from .profile import profile_call
 from .rules import RULES
 from .tolerance import compare
 from .trace import OpTrace
-from .verdict import CaseResult, Status
+from .verdict import CaseResult, ErrorFigures, Status
 
 
 class CandidateCrash(Exception):
@@ -36,9 +37,21 @@ def case_seed(seed: int, case: Case) -> int:
 
 
 def case_inputs(case: Case, seed: int, device: str, salt: int = 0) -> dict[str, Any]:
-    """A case's inputs for a run's seed; `salt` draws further independent sets."""
-    return materialize(case.sample.values, (case_seed(seed, case) + salt) & 0x7FFF_FFFF_FFFF, device,
-                       on_device=case.size != "small")
+    """A case's inputs for a run's seed; `salt` draws further independent sets. The default
+    generators are seeded too, for random operators called without a generator."""
+    drawn = (case_seed(seed, case) + salt) & 0x7FFF_FFFF_FFFF
+    torch.manual_seed(generator_seed(drawn))
+    return materialize(case.sample.values, drawn, device, on_device=case.size != "small")
+
+
+def reseeded(values: dict[str, Any], seed: int, call: int) -> dict[str, Any]:
+    """`values` with every generator restarted from `seed`. The default generators restart from
+    `seed` too where no generator is given, and from a seed of this `call` alone where one is, so
+    a candidate that draws from the default generator instead of the given one is not reproducible."""
+    given = any(isinstance(v, torch.Generator) for v in values.values())
+    torch.manual_seed(generator_seed(seed + 7919 * call) if given else seed)
+    return {k: torch.Generator(device=v.device).manual_seed(seed) if isinstance(v, torch.Generator) else v
+            for k, v in values.items()}
 
 
 def outputs_of(ov: Overload, result: Any, values: dict[str, Any]) -> list[Any]:
@@ -148,17 +161,59 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> 
 
 
 def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> Expected:
-    """The float64 truth, the native result, and the error scale of each output, all on copies."""
-    reference = _reference(ov, values)
-    scales = _reference(ov, values, absolute=True) if op.tolerance.abs_scale else [None] * len(reference)
+    """The float64 truth, the native result, and the error scale of each output, all on copies.
+    A random operator has no truth to compare with: its law judges the outputs (`check_values`),
+    and the native draws stand in for the truth's shapes and dtypes."""
     nat_values = clone_values(values)
     args, kwargs = ov.split(nat_values)
     native = outputs_of(ov, op.native(device, ov)(*args, **kwargs), nat_values)
+    if op.compare == "distribution":
+        reference = native
+        scales = [None] * len(native)
+    else:
+        reference = _reference(ov, values)
+        scales = _reference(ov, values, absolute=True) if op.tolerance.abs_scale else [None] * len(reference)
     returned = len(native) - len(written(ov, nat_values))
     read_only = {k: v for k, v in nat_values.items() if k not in ov.writes}
     aliases = [alias_of(n, read_only) if i < returned else None for i, n in enumerate(native)]
     return Expected(reference, native, scales, aliases)
 
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    ok: bool
+    reason: str = ""
+    figures: ErrorFigures | None = None
+
+
+def check_values(op: Operator, ov: Overload, inputs: dict[str, Any], produced: list[Any], expected: Expected,
+                 seed: int) -> ValueCheck:
+    """The values of a call's outputs (shapes and dtypes already checked): within the tolerance of
+    the truth, or, for a random operator, drawn from its law (`inputs` as they were before the call;
+    `seed` randomises the statistical test)."""
+    if op.compare == "strides":
+        return ValueCheck(True)
+    if op.compare == "distribution":
+        assert op.law is not None, f"{op.id}: a distribution-judged operator needs a law"
+        found = statistics.judge(op.law(ov, inputs, produced), seed)
+        return ValueCheck(found.ok, found.reason)
+    worst = None
+    for i, (got, ref, nat, scale) in enumerate(zip(produced, expected.reference, expected.native, expected.scales)):
+        if not isinstance(got, torch.Tensor):
+            continue
+        verdict = compare(got, ref, nat, op.tolerance, scale)
+        if not verdict.ok:
+            return ValueCheck(False, f"output {i}: {verdict.reason}", verdict.figures)
+        if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
+            worst = verdict.figures
+    return ValueCheck(True, "", worst)
+
+
+def differing_expected(draws: statistics.Draws) -> float:
+    """About how many elements two independent calls are expected to draw differently: each
+    element's 1 - P(the value drawn), whose mean is 1 - sum_k p_k^2."""
+    return float((1.0 - (draws.cdf_at - draws.cdf_below).double().clamp(0.0, 1.0)).sum())
 
 
 class CaseRunner:
@@ -205,6 +260,7 @@ class CaseRunner:
         if self.trace is not None:
             self.trace.forbidden.clear()
         launches = self.monitor.count if self.monitor else 0
+        self._seed_defaults(case)
         args, kwargs = ov.split(values)
         _prime_allocator(native)
         try:
@@ -224,10 +280,14 @@ class CaseRunner:
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
 
-        outcome = self._judge(ov, result, values, snapshot, expected, done)
+        outcome = self._judge(ov, result, values, snapshot, expected, done, case)
         produced = outputs_of(ov, result, values)  # kept alive: the ghost run must not get these buffers
         if outcome.result.status is not Status.PASS:
             return outcome
+        if self.op.compare == "distribution":
+            problem = self._generator_problem(case, ov, snapshot, produced)
+            if problem:
+                return done(Status.WRONG_RESULT, problem)
         traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
         ghost = (self._ghost(case, ov, snapshot, reference, native, scales, launches)
                  if self.ghost and needs_kernel(self.op, expected) else None)
@@ -243,6 +303,48 @@ class CaseRunner:
             if foreign:
                 return done(Status.HACK_PROFILE, foreign, outcome.result.figures)
         return outcome
+
+    def _seed(self, case: Case) -> int:
+        return generator_seed(case_seed(self.seed, case))
+
+    def _seed_defaults(self, case: Case) -> None:
+        """Restart the default generators as the case's inputs left them (the native call drew
+        from them), so a random candidate called without a generator draws reproducibly."""
+        if self.op.compare == "distribution":
+            torch.manual_seed(self._seed(case))
+
+    def _call_fresh(self, ov: Overload, snapshot: dict[str, Any], seed: int, call: int) -> list[Any]:
+        values = reseeded(clone_values(snapshot), seed, call)
+        args, kwargs = ov.split(values)
+        with self.binding:
+            result = self.binding.call(ov, args, kwargs)
+            self._sync()
+        return outputs_of(ov, result, values)
+
+    def _generator_problem(self, case: Case, ov: Overload, snapshot: dict[str, Any],
+                           produced: list[Any]) -> str | None:
+        """A random operator honours its generator (the default one where none is given): the
+        same seed again gives the same outputs bit for bit, another seed different ones."""
+        assert self.op.law is not None
+        seed = self._seed(case)
+        try:
+            again = self._call_fresh(ov, snapshot, seed, 1)
+            other = self._call_fresh(ov, snapshot, seed + 1, 2)
+        except Exception as e:  # noqa: BLE001 - a candidate that fails when called again is wrong
+            if is_device_fault(e):
+                raise CandidateCrash(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}") from e
+            return f"a second call with the same generator seed raised {type(e).__name__}: {e}"
+        tensors = [(a, b) for a, b in zip(produced, again) if isinstance(a, torch.Tensor)]
+        if not all(isinstance(b, torch.Tensor) and _same_bits(a, b) for a, b in tensors):
+            return ("the generator is not honoured: two calls with generators in the same state gave different "
+                    "outputs (draw the kernel's seed from the `generator` argument, or from the device's "
+                    "default generator when it is None)")
+        if differing_expected(self.op.law(ov, snapshot, produced)) >= 20 and all(
+                _same_bits(a, b) for a, b in zip(produced, other)
+                if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return ("the generator is not honoured: generators seeded differently gave the same outputs (a fixed "
+                    "seed, or one taken from somewhere other than the `generator` argument)")
+        return None
 
     def _foreign_kernels(self, case: Case, ov: Overload) -> str | None:
         """L3, once per overload: the call's device time must be in the candidate's own kernels."""
@@ -265,6 +367,13 @@ class CaseRunner:
         (the sum of nothing) or all NaN (the mean of nothing; NaN is also the harness's own poison)."""
         before = written(ov, snapshot)
         returned = len(native) - len(before)
+        if self.op.compare == "distribution":
+            expected = Expected(reference, native, scales, [])
+            zeros = [torch.zeros_like(n) if isinstance(n, torch.Tensor) else n for n in native]
+            nans = [torch.full_like(n, float("nan")) if isinstance(n, torch.Tensor) and n.is_floating_point()
+                    else z for n, z in zip(native, zeros)]
+            return any(check_values(self.op, ov, snapshot, outs, expected, 0).ok
+                       for outs in (zeros, nans, zeros[:returned] + before))
 
         def fill_is_right(nat: Any, ref: Any, scale: Any) -> bool:
             if not isinstance(nat, torch.Tensor) or nat.numel() == 0:
@@ -304,6 +413,7 @@ class CaseRunner:
                                  scales: list[Any], byte: int) -> bool:
         assert self.monitor is not None
         values = case_inputs(case, self.seed, self.device)
+        snapshot = clone_values(values)
         args, kwargs = ov.split(values)
         _prime_allocator(native)
         try:
@@ -315,16 +425,15 @@ class CaseRunner:
         produced = outputs_of(ov, result, values)
         if len(produced) != len(reference):
             return False
-        for got, ref, nat, scale in zip(produced, reference, native, scales):
+        for got, nat in zip(produced, native):
             if not isinstance(got, torch.Tensor) or got.shape != nat.shape or got.dtype != nat.dtype:
                 return False
-            if not compare(got, ref, nat, self.op.tolerance, scale).ok:
-                return False
-        return True
+        return check_values(self.op, ov, snapshot, produced, Expected(reference, native, scales, []),
+                            self._seed(case)).ok
 
     def _judge(self, ov: Overload, result: Any, values: dict[str, Any], snapshot: dict[str, Any],
-               expected: Expected, done: Any) -> CaseOutcome:
-        reference, native, scales = expected.reference, expected.native, expected.scales
+               expected: Expected, done: Any, case: Case) -> CaseOutcome:
+        native = expected.native
         produced = outputs_of(ov, result, values)
         if len(produced) != len(native):
             return done(Status.WRONG_RESULT, f"returned {len(produced)} outputs, expected {len(native)}")
@@ -343,7 +452,8 @@ class CaseRunner:
                                                  f"expected {want.dtype}{list(want.shape)}")
             if got.device.type != torch.device(self.device).type:
                 return done(Status.WRONG_RESULT, f"{label} is on {got.device}, expected {self.device}")
-            if self.op.compare != "values" and got.numel() > 1 and _dense_strides(got) != _dense_strides(want):
+            if self.op.compare in ("values_and_strides", "strides") and got.numel() > 1 \
+                    and _dense_strides(got) != _dense_strides(want):
                 return done(Status.WRONG_RESULT, f"{label} has strides {list(got.stride())}, expected "
                                                  f"{list(want.stride())} (the memory format is part of the contract)")
             if i < len(produced) - len(ov.writes) and got.numel() > 0:
@@ -356,16 +466,10 @@ class CaseRunner:
             if not _same_bits(before, values[name]):
                 return done(Status.WRONG_RESULT,
                             f"the candidate modified its input `{name}`, which this operator only reads")
-        worst = None
-        for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):
-            if not isinstance(got, torch.Tensor) or self.op.compare == "strides":
-                continue
-            verdict = compare(got, ref, nat, self.op.tolerance, scale)
-            if not verdict.ok:
-                return done(Status.WRONG_RESULT, f"output {i}: {verdict.reason}", verdict.figures)
-            if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
-                worst = verdict.figures
-        return done(Status.PASS, "", worst)
+        found = check_values(self.op, ov, snapshot, produced, expected, self._seed(case))
+        if not found.ok:
+            return done(Status.WRONG_RESULT, found.reason, found.figures)
+        return done(Status.PASS, "", found.figures)
 
 
 GHOST_SENTINEL = 1234.5

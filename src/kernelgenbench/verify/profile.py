@@ -4,6 +4,7 @@ Every device kernel of a candidate's call must be one of its own Triton kernels,
 operator whose work is computing (the rule in `rules.py`), a fill, copy or cast that host code may
 launch; a GEMM, reduction or other ATen or vendor kernel means the work was done by a library.
 For a data or view operator even a copy or fill kernel is foreign: that movement is its work.
+A random operator's seed draw is its generator's kernel (L4 bounds it to a few values).
 Where the rule lets host code read values (`item`; a view's start index), the copy of those bytes
 to the host is the read itself, and allowed.
 """
@@ -24,6 +25,8 @@ ALLOWED_LIBRARY_KERNELS = re.compile(
     r"elementwise_kernel<.*(copy|Copy|fill|Fill)|unrolled_elementwise_kernel<.*(copy|Copy|fill|Fill)"
 )
 TO_HOST = re.compile(r"[Mm]emcpy DtoH")
+# A random operator's seed draw (`torch.randint` on the device), bounded to a seed by L4.
+SEED_KERNELS = re.compile(r"distribution_elementwise|random_from_to|randint|philox", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "c
     foreign = tuple(sorted(
         name for name in kernels
         if not any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
-        and not (work == "compute" and ALLOWED_LIBRARY_KERNELS.search(name))
+        and not (work in ("compute", "random") and ALLOWED_LIBRARY_KERNELS.search(name))
+        and not (work == "random" and SEED_KERNELS.search(name))
         and not (allows(work, Action.READ) and TO_HOST.search(name))
     ))
     return Profile(kernels, foreign)

@@ -7,6 +7,8 @@ operator's values. Where the operator's work *is* moving or creating data (`Oper
 "data": copy, clone, fill, cat...) or taking a view ("view"), host code may only allocate, view
 and read metadata: the copy or fill must be a Triton kernel. Where the work is reading a value
 into Python ("read": `item`), host code may also move it to the host and read it, and nothing else.
+Where the work is drawing random values ("random"), host code may do what compute may and draw
+the kernel's seed from the generator: `torch.randint` of at most `SEED_LIMIT` values.
 The three layers judge the same actions with the same table, so a line L1 lets through is not
 failed by L4 for the same reason, and each verdict names the rule that fired and how to comply.
 """
@@ -29,7 +31,11 @@ class Action(str, Enum):
     CAST = "cast"  # such a copy into another dtype
     FILL = "fill"  # memory initialised with constants: zeros, ones, full, fill_, torch.tensor
     READ = "read"  # tensor values into Python (item, tolist)
+    SEED = "seed"  # a few random integers from a generator, to seed a kernel's own generator
     COMPUTE = "compute"
+
+
+SEED_LIMIT = 8  # values a seed draw may have: Philox takes a seed and an offset
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,11 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "float32 and float64, and from integers or bool to a float or a wider integer, are fine on the host"),
     Rule("device-move", "Host code moved data to another device (for example a round trip through the CPU).",
          "keep every tensor on the device it arrived on"),
+    Rule("host-random", "Host code drew random values with torch (more than a seed, or for an operator that is "
+         "not random).",
+         "generate the values in the kernel (`tl.rand`, `tl.randint`, `tl.randn` from a seed); a random "
+         f"operator's host code may draw that seed from the generator: `torch.randint(0, 2**31 - 1, (n,), "
+         f"generator=generator, device=x.device)` with n <= {SEED_LIMIT}"),
     Rule("host-read", "Host code read tensor values into Python (`.item()`, `.tolist()`, `int(t)`, `if t:`), "
          "where they can be computed on without a kernel.",
          "pass the tensor to the kernel and read it there (`tl.load`); Python scalars given as arguments "
@@ -131,6 +142,7 @@ _ATEN_ONLY: dict[str, Action] = {
                      "new_ones", "new_zeros", "new_full", "scalar_tensor", "lift_fresh", "lift_fresh_copy"),
                     Action.FILL),
     **dict.fromkeys(("_local_scalar_dense", "item", "is_nonzero"), Action.READ),
+    **dict.fromkeys(("randint", "random_"), Action.SEED),
 }
 
 # Floating dtypes a host cast may join: the tolerance judges whatever precision such a cast loses.
@@ -178,6 +190,11 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
     """L4: whether the torch operator `name`, called from host code with these arguments, is allowed
     to a candidate of an operator whose work is `work`. None when it is."""
     action = ATEN_ACTIONS.get(name, Action.COMPUTE)
+    if action is Action.SEED:
+        drawn = seed_size(name, args, kwargs)
+        if work == "random" and drawn is not None and drawn <= SEED_LIMIT:
+            return None
+        return Judgement("host-random", f"draws {'?' if drawn is None else drawn} random values")
     if name in ("resolve_conj", "resolve_neg") and args and (getattr(args[0], "is_conj", bool)()
                                                               or getattr(args[0], "is_neg", bool)()):
         return Judgement("host-compute", "applies a conjugate or negative bit (a computing copy)")
@@ -189,7 +206,7 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
         return Judgement("host-compute", "computes")
     if work == "read":
         return None  # moving the one value to the host (and its type) is that operator's work
-    if work != "compute":
+    if work not in ("compute", "random"):
         return Judgement("data-op-host-move", f"does this operator's {action.value} on the host")
     if action is Action.FILL:
         return None
@@ -203,6 +220,21 @@ def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | N
         return Judgement("lossy-cast", f"casts {str(src_dtype).replace('torch.', '')} to "
                                        f"{str(dst_dtype).replace('torch.', '')}")
     return None
+
+
+def seed_size(name: str, args: tuple, kwargs: dict) -> int | None:
+    """How many values a `randint` / `random_` call draws, where the call says."""
+    import torch
+
+    if name == "random_":
+        return args[0].numel() if args and isinstance(args[0], torch.Tensor) else None
+    size = kwargs.get("size") or next((a for a in args if isinstance(a, (list, tuple, torch.Size))), None)
+    if size is None:
+        return None
+    count = 1
+    for n in size:
+        count *= int(n)
+    return count
 
 
 def copy_ends(name: str, args: tuple, kwargs: dict) -> tuple[tuple[Any, Any], tuple[Any, Any]] | None:
@@ -252,6 +284,7 @@ TENSOR_METHOD_ACTIONS: dict[str, Action] = {
                      "char", "byte", "bool"), Action.CAST),
     **dict.fromkeys(("zero_", "fill_", "new_zeros", "new_ones", "new_full", "new_tensor"), Action.FILL),
     **dict.fromkeys(("item", "tolist", "numpy"), Action.READ),
+    **dict.fromkeys(("random_",), Action.SEED),
 }
 # Calls that always move or fill when they run (a `contiguous()` or `to()` may return its input
 # unchanged, so for data operators L1 leaves those to L4, which sees whether a copy happened).
@@ -265,6 +298,7 @@ TORCH_FUNCTION_ACTIONS: dict[str, Action] = {
                      "squeeze", "unsqueeze", "permute", "transpose", "t", "narrow", "select", "split", "chunk",
                      "unbind", "movedim", "moveaxis", "swapaxes", "swapdims", "view_as_real", "view_as_complex",
                      "diagonal", "tensor_split"), Action.VIEW),
+    **dict.fromkeys(("randint",), Action.SEED),
     **dict.fromkeys(("Size", "dtype", "device", "Tensor", "is_tensor", "is_floating_point", "is_complex", "numel",
                      "broadcast_shapes", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
                      "get_default_dtype", "is_grad_enabled", "is_inference_mode_enabled", "contiguous_format",
@@ -288,14 +322,18 @@ def allows(work: str, action: Action) -> bool:
     if action is Action.READ:  # a view's geometry may come from a tensor argument (`narrow.Tensor`'s
         return work == "view"  # start), and a view's values are its input's: nothing to compute with it
     if action in (Action.MOVE, Action.CAST, Action.FILL):
-        return work == "compute"
+        return work in ("compute", "random")
+    if action is Action.SEED:  # L4 then checks that only a seed is drawn
+        return work == "random"
     return False
 
 
 def rule_for(work: str, action: Action) -> str:
     if action is Action.READ:
         return "host-read"
-    if action in (Action.MOVE, Action.CAST, Action.FILL) and work != "compute":
+    if action is Action.SEED:
+        return "host-random"
+    if action in (Action.MOVE, Action.CAST, Action.FILL) and work not in ("compute", "random"):
         return "data-op-host-move"
     return "host-compute"
 
@@ -308,7 +346,9 @@ def explain(work: str | None = None) -> str:
              "Operators whose work is moving or creating data (copy, clone, fill, cat...) or a view may only",
              "allocate, view and read metadata on the host: the copy or fill itself is a Triton kernel.",
              "Operators whose work is reading a value into Python (item) may also move it to the host and read it;",
-             "view operators may read the value of an argument that places the view (narrow.Tensor's start).",
+             "view operators may read the value of an argument that places the view (narrow.Tensor's start);",
+             f"random operators may draw their kernel's seed from the generator (torch.randint, at most {SEED_LIMIT}",
+             "values).",
              "L1 (static scan), L4 (op trace) and L3 (profile) apply this one rule; L2 (ghost replay) checks that",
              "the outputs really come from the candidate's kernels.", ""]
     if work is not None:

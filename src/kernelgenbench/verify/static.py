@@ -261,8 +261,9 @@ class _Scanner(ast.NodeVisitor):
         action = TORCH_FUNCTION_ACTIONS.get(first, Action.COMPUTE)
         if not allows(self.work, action):
             rule = rule_for(self.work, action)
-            why = ("torch is for allocation, views and metadata only" if rule == "host-compute"
-                   else "this operator's copy or fill must be a Triton kernel")
+            why = {"host-compute": "torch is for allocation, views and metadata only",
+                   "host-random": "random values come from the kernel; only a random operator draws a seed"}.get(
+                rule, "this operator's copy or fill must be a Triton kernel")
             self.flag(node, rule, f"`{shown}` is not allowed outside kernels ({why})")
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -289,10 +290,10 @@ class _Scanner(ast.NodeVisitor):
             if name in _tensor_compute_methods():
                 self.flag(node, "host-compute", f"{via}`.{name}()` computes outside a Triton kernel")
             return
-        certain = action in (Action.READ, Action.COMPUTE) or name in ALWAYS_MOVES
+        certain = action in (Action.READ, Action.COMPUTE, Action.SEED) or name in ALWAYS_MOVES
         if certain and not allows(self.work, action):
             rule = rule_for(self.work, action)
-            what = {"host-read": "reads tensor values into Python",
+            what = {"host-read": "reads tensor values into Python", "host-random": "draws random values",
                     "data-op-host-move": "does this operator's copy or fill on the host"}.get(rule, "computes")
             self.flag(node, rule, f"{via}`.{name}()` {what}")
 

@@ -27,9 +27,8 @@ from ..suite.inputs import clone_values
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
-from .correctness import Expected, case_inputs, expected_outputs, outputs_of
+from .correctness import Expected, case_inputs, check_values, expected_outputs, outputs_of
 from .rules import RULES
-from .tolerance import compare
 from .verdict import Status, Verdict
 
 FLOOR_SLACK = 0.85  # the candidate may be this much under the floor before it is implausible
@@ -152,19 +151,18 @@ def _set_count(values: dict[str, Any], wanted: int) -> int:
     return max(2, min(wanted, SET_BUDGET_BYTES // max(size, 1)))
 
 
-def _check(op: Operator, produced: list[Any], expected: Expected) -> str | None:
-    reference, native, scales = expected.reference, expected.native, expected.scales
+def _check(op: Operator, ov: Overload, inputs: dict[str, Any], produced: list[Any], expected: Expected,
+           seed: int) -> str | None:
+    native = expected.native
     if len(produced) != len(native):
         return f"returned {len(produced)} outputs, expected {len(native)}"
-    for i, (got, ref, nat, scale) in enumerate(zip(produced, reference, native, scales)):
+    for i, (got, nat) in enumerate(zip(produced, native)):
         if not isinstance(nat, torch.Tensor):
             continue
         if type(got) is not torch.Tensor or got.shape != nat.shape or got.dtype != nat.dtype:
             return f"output {i} is not a {nat.dtype}{list(nat.shape)} tensor"
-        verdict = compare(got, ref, nat, op.tolerance, scale)
-        if not verdict.ok:
-            return f"output {i}: {verdict.reason}"
-    return None
+    found = check_values(op, ov, inputs, produced, expected, seed)
+    return None if found.ok else found.reason
 
 
 def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
@@ -237,11 +235,15 @@ class CaseTimer:
             if pristine:
                 _refill(sets[i], pristine[i])
 
+        def before(i: int) -> dict[str, Any]:
+            """The inputs of set i as a call receives them (an in-place call overwrites its own)."""
+            return pristine[i] if pristine else sets[i]
+
         for i in range(len(sets)):  # warm-up: compiles, autotunes, and must be right
             for _ in range(self.config.warmup):
                 restore(i)
                 result = self._call(candidate[i])
-            problem = _check(self.op, outputs_of(ov, result, sets[i]), expected[i])
+            problem = _check(self.op, ov, before(i), outputs_of(ov, result, sets[i]), expected[i], self.seed)
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
         with self.binding:
@@ -313,13 +315,14 @@ class CaseTimer:
                 out = self._call(candidate[i])
             else:
                 out = graph_outputs[i] if graph_outputs else last[i]
-            problem = _check(self.op, outputs_of(ov, out, sets[i]), expected[i])
+            problem = _check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
         _refill(sets[0], case_inputs(case, self.seed, self.device, salt=0x5A5A5A))
         truth = expected_outputs(self.op, ov, sets[0], self.device)
+        fresh = clone_values(sets[0])
         out = self._call(candidate[0])
-        problem = _check(self.op, outputs_of(ov, out, sets[0]), truth)
+        problem = _check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed)
         if problem:
             raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
                                                      f"{problem} (a result cached across calls?)")

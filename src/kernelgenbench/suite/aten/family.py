@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from ..build import Sampler, build_cases, sample
-from ..spec import Compare, DeviceArg, Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance, Work
+from ..spec import Compare, DeviceArg, GeneratorArg, Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance, Work
 from .schema import overloads
 
 
@@ -28,6 +28,8 @@ def blank(v: Any, device: str) -> Any:
         return torch.empty(v.shape, dtype=v.dtype, device=device)
     if isinstance(v, DeviceArg):
         return torch.device(device)
+    if isinstance(v, GeneratorArg):
+        return None  # shapes do not depend on the draws
     if isinstance(v, (list, tuple)) and v and all(isinstance(x, (TensorSpec, OutputSpec)) for x in v):
         return type(v)(blank(x, device) for x in v)
     return v
@@ -148,7 +150,8 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
                   tolerance: Tolerance = Tolerance(), notes: str = "",
                   reference: dict[str, Any] | None = None,
                   traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None,
-                  work: Work = "compute", compare: Compare = "values") -> Operator:
+                  work: Work = "compute", compare: Compare = "values",
+                  law: Callable[[Overload, Any, list[Any]], Any] | None = None) -> Operator:
     """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
     ovs = tuple(
         replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
@@ -166,6 +169,7 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
         traffic=traffic,
         work=work,
         compare=compare,
+        law=law,
     )
 
 

@@ -1,0 +1,55 @@
+# op: aten::rrelu_with_noise
+# expect: wrong_result
+# evidence: outputs other than self * noise
+# trick: right law for the output and for `noise`, but from two different draws: the noise written
+# is not the one applied.
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 1024
+
+
+@triton.jit
+def _rrelu_kernel(x_ptr, out_ptr, noise_ptr, seed_ptr, n, lower, upper, TRAINING: tl.constexpr,
+                  BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    negative = x <= 0.0
+    if TRAINING:
+        seed = tl.load(seed_ptr).to(tl.int64) * 2147483648 + tl.load(seed_ptr + 1).to(tl.int64)
+        r = lower + (upper - lower) * tl.rand(seed, offs)
+        other = lower + (upper - lower) * tl.rand(seed + 1, offs)
+        tl.store(noise_ptr + offs, tl.where(negative, other, 1.0).to(noise_ptr.dtype.element_ty), mask=mask)
+    else:
+        r = (lower + upper) * 0.5
+    tl.store(out_ptr + offs, tl.where(negative, x * r, x).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _rrelu(self, noise, lower, upper, training, generator, out=None):
+    result = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+    n = self.numel()
+    if n:
+        target = noise if (noise.is_contiguous() or not training) else torch.empty_like(
+            noise, memory_format=torch.contiguous_format)
+        seed = (torch.randint(0, 2**31 - 1, (2,), generator=generator, device=self.device) if training
+                else result)
+        _rrelu_kernel[(triton.cdiv(n, BLOCK),)](self.contiguous(), result, target, seed, n, float(lower),
+                                                float(upper), TRAINING=bool(training), BLOCK=BLOCK)
+        if target is not noise:
+            noise.copy_(target)
+    if out is None:
+        return result
+    out.resize_(self.shape)
+    out.copy_(result)
+    return out
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return _rrelu(self, noise, lower, upper, training, generator)
+
+
+def rrelu_with_noise_out(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None,
+                         *, out):
+    return _rrelu(self, noise, lower, upper, training, generator, out)
