@@ -379,7 +379,8 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         notes="beta = 0 is drawn in float32 only: at self == target (likely in half precision) ATen's "
               "CPU kernel gives -grad and its CUDA kernel 0 * grad / 0 = NaN, a measure-zero point "
               "where they disagree. beta < 0 raises in ATen's forward and is not drawn; target has "
-              "self's shape (the forward warns on broadcasting)."),
+              "self's shape (the forward warns on broadcasting). Reduction mean of an empty self is not "
+              "drawn: sizing its out= buffer runs ATen's meta decomposition, which divides by numel."),
     "select_backward": partial(
         backward_operator, "select_backward",
         "zeros(input_sizes) with grad_output written at `index` of `dim` (both may be negative).",
