@@ -12,6 +12,7 @@
 #   fidelity  event time against the profiler's kernel time
 #   graph     CUDA-graph timing mode on a few operators (small tier), with its report
 #   run2      a second, independent run of the reference solutions with timing (small tier)
+#   random    the statistical judge on honest samplers (torch's and the Triton solutions) over seeds
 #   record    report, repeatability and throughput files from the store
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
 # 540; a step that would overrun is cut, the rest skipped, and the results still packed)
@@ -43,6 +44,8 @@ for step in "$@"; do
                --under "${KGB_GENUINE_UNDER:-}" ${KGB_GENUINE_QUICK:+--quick-timing} 2>&1 | tee -a "$out/genuine.log" ;;
     cheats) $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py \
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
+    random) $t "$py" benchmarks/random_judge.py --device cuda --seeds "${KGB_RANDOM_SEEDS:-100}" \
+              --large-seeds "${KGB_RANDOM_LARGE_SEEDS:-3}" --out "$out" 2>&1 | tee "$out/random-judge.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
     fidelity) $t "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
     graph) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf --graph --tiers small \
