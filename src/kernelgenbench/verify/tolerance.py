@@ -80,11 +80,16 @@ def compare(out: torch.Tensor, ref: torch.Tensor, native: torch.Tensor, tol: Tol
     eps = torch.finfo(real).eps
     # terms accumulate in float32 at least (float64 for float64 outputs), as ATen does
     eps_acc = torch.finfo(torch.float64 if real == torch.float64 else torch.float32).eps
+    # The native error of a few elements is a sample, not the library's accuracy (one lucky value
+    # can be nearly exact): it is never credited below correct rounding, half an ulp at most and
+    # ulp/sqrt(12) in RMS.
+    nat_max = max(float(nat.max()), 0.5 * eps * float(r.abs().max()))
+    nat_rms = max(_rms(nat), eps * _rms(r) / 12 ** 0.5)
     figures = ErrorFigures(
         max_err=float(err.max()),
         rms_err=_rms(err),
-        max_tol=tol.k_max * float(nat.max()) + tol.floor_ulps * (eps * float(r.abs().max()) + eps_acc * float(s.max())),
-        rms_tol=tol.k_rms * _rms(nat) + tol.floor_ulps * (eps * _rms(r) + eps_acc * _rms(s)),
+        max_tol=tol.k_max * nat_max + tol.floor_ulps * (eps * float(r.abs().max()) + eps_acc * float(s.max())),
+        rms_tol=tol.k_rms * nat_rms + tol.floor_ulps * (eps * _rms(r) + eps_acc * _rms(s)),
         native_max_err=float(nat.max()),
         native_rms_err=_rms(nat),
     )
