@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import binary, copies, creation, index, matmul, pointwise, reduce, unary, views
+from . import binary, copies, creation, index, matmul, nn, pointwise, reduce, unary, views
 
-FAMILIES = (binary, copies, creation, index, matmul, pointwise, reduce, unary, views)
+FAMILIES = (binary, copies, creation, index, matmul, nn, pointwise, reduce, unary, views)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
