@@ -77,7 +77,8 @@ def _finish_kernel(part_ptr, out_ptr, parts, count, MEAN: tl.constexpr, BLOCK: t
     total = tl.sum(tl.load(part_ptr + i, mask=i < parts, other=0.0), axis=0)
     if MEAN:
         total = total / count.to(tl.float64)
-    tl.store(out_ptr, total.to(tl.float32).to(out_ptr.dtype.element_ty))  # the interpreter cannot cast float64 to bfloat16 directly
+    # via float32: the interpreter cannot cast float64 to bfloat16 directly
+    tl.store(out_ptr, total.to(tl.float32).to(out_ptr.dtype.element_ty))
 
 
 def _operand(t, shape):
