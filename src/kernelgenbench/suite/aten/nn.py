@@ -165,7 +165,7 @@ def margin_ranking_sampler(ov: Overload, size: Size):
 
 # ---- pairwise_distance ---------------------------------------------------------------------------
 
-PAIRWISE_P = (2.0, 1.0, 3.5, math.inf, 0.0)
+PAIRWISE_P = (2.0, 1.0, 0.0, 3.5, math.inf)
 PAIRS = {  # (x1 shape, x2 shape): equal shapes, broadcasts both ways, 1-d and 0-d inputs, empties
     "small": [((33, 65), (33, 65)), ((7,), (7,)), ((4, 300), (1, 300)), ((9,), (5, 9)),
               ((3, 1, 17), (6, 17)), ((0, 4), (0, 4)), ((5, 0), (5, 0)), ((), ())],
@@ -175,8 +175,8 @@ PAIRS = {  # (x1 shape, x2 shape): equal shapes, broadcasts both ways, 1-d and 0
 
 
 def pairwise_sampler(ov: Overload, size: Size):
-    """p = 2, 1, 3.5, inf and 0 (the count of non-zero differences: drawn on small integers with
-    eps = 0 so that some differences are exactly zero); eps 1e-6, 0 and 1e-3; keepdim both ways."""
+    """p = 2, 1, 0 (the count of non-zero differences: drawn on small integers with eps = 0 so
+    that some differences are exactly zero), 3.5 and inf; eps 1e-6, 0 and 1e-3; keepdim both ways."""
 
     def grid():
         i = 0
