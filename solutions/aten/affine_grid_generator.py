@@ -8,8 +8,6 @@ A 2-d grid: batch along axis 1, BLOCK output positions along axis 0; float32 mat
 at the store.
 """
 
-import math
-
 import torch
 import triton
 import triton.language as tl
@@ -23,7 +21,7 @@ def _coord(i, n, ALIGN: tl.constexpr):
     if ALIGN:
         den = tl.maximum(n - 1, 1).to(tl.float32)
     else:
-        den = n.to(tl.float32) + tl.zeros_like(num)
+        den = n.to(tl.float32)
     return tl.where(n > 1, num / den, 0.0)
 
 
