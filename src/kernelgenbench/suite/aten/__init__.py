@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import backward, binary, copies, creation, index, matmul, pointwise, random, reduce, unary, views
+from . import backward, binary, copies, creation, index, matmul, nn, pointwise, random, reduce, unary, views
 
-FAMILIES = (backward, binary, copies, creation, index, matmul, pointwise, random, reduce, unary, views)
+FAMILIES = (backward, binary, copies, creation, index, matmul, nn, pointwise, random, reduce, unary, views)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
