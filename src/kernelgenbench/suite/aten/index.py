@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from ..build import FLOATS, LAYOUTS, covering
+from ..build import FLOATS, LAYOUTS, SUM_TOLERANCE, covering
 from ..spec import Layout, Operator, OutputSpec, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
 
@@ -236,6 +236,70 @@ def join_sampler(table: dict[str, list[Any]], ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
+# ---- scatter --------------------------------------------------------------------------------------
+
+# (self shape, index shape, src shape, dim): index no larger than src anywhere, nor than self
+# outside `dim`; no empty index into a non-empty self (the result would be a copy of self, which a
+# null candidate gives too).
+SCATTER = {
+    "small": [
+        ((), (), (), 0), ((9,), (5,), (7,), 0), ((9,), (9,), (9,), -1), ((33, 65), (20, 30), (25, 40), 0),
+        ((33, 65), (33, 50), (33, 65), 1), ((33, 65), (10, 65), (12, 70), -1), ((3, 5, 17), (3, 4, 9), (3, 5, 9), 1),
+        ((3, 5, 17), (2, 5, 17), (3, 5, 17), -3), ((4, 300), (4, 128), (4, 300), 1), ((0, 4), (0, 4), (0, 4), 1),
+        ((6, 0), (2, 0), (2, 0), 0), ((2, 3, 4, 5), (2, 3, 4, 4), (2, 3, 4, 5), 3),
+    ],
+    "large": [((4096, 2048), (4096, 513), (4096, 513), 1), ((1000, 4097), (777, 4097), (1000, 4097), 0)],
+    "perf": [((4096, 8192), (4096, 1024), (4096, 1024), 1), ((8192, 4096), (2048, 4096), (2048, 4096), 0),
+             ((32, 4096, 128), (32, 512, 128), (32, 512, 128), 1)],
+}
+REDUCE_LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided", "expanded")
+
+
+def scatter_sampler(ov: Overload, size: Size):
+    """Plain scatters draw indices that never repeat along `dim` (ATen's result is undefined where
+    two writes meet); `reduce="add"` draws repeats, `"multiply"` repeats of values near 1."""
+    perf = size == "perf"
+    names = {p.name for p in ov.params}
+    reduce, scalar = "reduce" in names, "value" in names
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    index_layouts = cycle(("contiguous",) if perf else REDUCE_LAYOUTS)
+    dtypes = cycle((BF16, F32) if perf else FLOATS if reduce else (*FLOATS, I64))
+    modes = cycle(("add", "multiply", "add") if perf else ("add", "multiply"))
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for i, (shape, index_shape, src_shape, dim) in enumerate(tiers(ov, size, SCATTER)):
+            extent = shape[dim] if shape else 1
+            dtype = next(dtypes)
+            mode = next(modes) if reduce else None
+            index_layout = next(index_layouts)
+            if mode is None:
+                # never expanded along `dim`, where the repeats would be
+                if index_layout == "expanded" and (not shape or dim % len(shape) == 0):
+                    index_layout = "contiguous"
+                index = TensorSpec(index_shape, I32 if i % 4 == 3 else I64, fit(index_layout, index_shape),
+                                   dist="unique", low=0, high=max(extent, 1), along=dim)
+            else:
+                index = ids(index_shape, I32 if i % 4 == 3 else I64, extent, index_layout)
+            near_one = mode == "multiply"
+            values: dict[str, Any] = {
+                "self": (TensorSpec(shape, dtype, fit(next(layouts), shape), "uniform", 0.5, 1.5) if near_one
+                         else drawn(shape, dtype, next(layouts))),
+                "dim": dim,
+                "index": index,
+            }
+            if scalar:
+                values["value"] = (1.25 if near_one else -2.5 if dtype.is_floating_point else 7) if i % 2 else \
+                    (0.75 if near_one else 3.0 if dtype.is_floating_point else -3)
+            else:
+                values["src"] = (TensorSpec(src_shape, dtype, "contiguous", "uniform", 0.75, 1.25) if near_one
+                                 else drawn(src_shape, dtype, "contiguous" if perf or i % 3 else "transposed"))
+            if mode is not None:
+                values["reduce"] = mode
+            yield values
+
+    return samples_of(ov, grid())
+
+
 NOTES_INDEX = ("Indices are drawn in range: out-of-range ids make ATen raise (a device assert on CUDA), "
                "which cannot be judged.")
 
@@ -259,4 +323,14 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "stack": partial(aten_operator, "stack", "index",
                      "Stack same-shaped tensors along a new dim `dim` (dtypes promote).",
                      partial(join_sampler, STACK), work="data"),
+    "scatter": partial(aten_operator, "scatter", "index",
+                       "A copy of self with out[index[i][j]][j] = src[i][j] (for dim 0; `value` for every "
+                       "index with the Scalar forms); `reduce=\"add\"`/`\"multiply\"` combine with self and "
+                       "with each other instead. index is no larger than src, nor than self outside `dim`.",
+                       scatter_sampler, tolerance=SUM_TOLERANCE,
+                       notes=NOTES_INDEX + " Without `reduce`, indices never repeat along `dim` (each fiber is "
+                             "part of a permutation): ATen's result is undefined where two writes meet. An "
+                             "empty index into a non-empty self (a plain copy of self) is not drawn. Reduce "
+                             "forms are drawn on floating dtypes, with repeated indices (multiply: values "
+                             "near 1); integer self only without reduce."),
 }
