@@ -17,6 +17,7 @@ import torch
 from ..build import FLOATS, LAYOUTS, SUM_TOLERANCE, covering
 from ..spec import Layout, Operator, OutputSpec, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
+from .reduce import functional_perf
 
 F32, F16, BF16, F64 = torch.float32, torch.float16, torch.bfloat16, torch.float64
 I64, I32, BOOL = torch.int64, torch.int32, torch.bool
@@ -300,6 +301,57 @@ def scatter_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
+# ---- index (advanced indexing) ---------------------------------------------------------------------
+
+# (self shape, indices): an entry is None (that dim is sliced whole) or an index tensor's shape;
+# the index tensors broadcast together, and where None separates them the broadcast dims come first
+# (numpy's rule), else they stand where the indexed dims were.
+INDEX = {
+    "small": [
+        ((9,), [(5,)]), ((9,), [()]), ((33, 65), [(40,)]), ((33, 65), [None, (7,)]),
+        ((33, 65), [(4, 1), (1, 5)]), ((33, 65), [(2, 3), (2, 3)]), ((3, 5, 17), [(6,), None, (6,)]),
+        ((3, 5, 17), [(2, 1), None, (4,)]), ((3, 5, 17), [None, (2, 3), (3,)]), ((3, 5, 17), [None, (4,)]),
+        ((3, 5, 17), [(2, 2)]), ((0, 4), [None, (3,)]), ((6, 0), [(2,)]), ((33, 65), [(0,)]),
+        ((2, 3, 4, 5), [None, (3,), None, (2, 1)]), ((4, 300), [(2,), (2,)]), ((50, 64), [(8, 3)]),
+    ],
+    "large": [((50257, 1024), [(4, 1024)]), ((64, 1024, 33), [None, (513,), None]),
+              ((1024, 4097), [(2048,), None]), ((1000, 4097), [(777, 1), (1, 64)])],
+    "perf": [((128256, 4096), [(8192,)]), ((16, 4096, 128), [None, (2048,)]),
+             ((4096, 8192), [(4096, 1), (4096, 256)]), ((32, 8192, 256), [(32, 1), (32, 2048)])],
+}
+
+
+def index_sampler(ov: Overload, size: Size):
+    """Index tensors (int64 and int32, some negative, some non-contiguous) that broadcast, with
+    None slots before, between and after them; self of any dtype and layout."""
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    index_layouts = cycle(("contiguous",) if perf else INDEX_LAYOUTS)
+    dtypes = cycle((BF16, F32) if perf else (*FLOATS, I64, F32, BOOL))
+    kinds = cycle((I64, I32, I64) if perf else (I64, I32, I64, I64, I32))
+    signs = cycle((False,) if perf else (False, True, False))
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for shape, entries in tiers(ov, size, INDEX):
+            indices: list[TensorSpec | None] = []
+            for d, entry in enumerate(entries):
+                if entry is None:
+                    indices.append(None)
+                    continue
+                extent, negative = shape[d], next(signs)
+                indices.append(TensorSpec(entry, next(kinds), fit(next(index_layouts), entry), "index",
+                                          -extent if negative else 0, max(extent, 1)))
+            yield {"self": drawn(shape, next(dtypes), next(layouts)), "indices": indices}
+
+    return samples_of(ov, grid())
+
+
+def index_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """Advanced indexing reads the index tensors and only the elements they pick."""
+    written = sum(t.numel() * t.element_size() for t in outputs if isinstance(t, torch.Tensor))
+    return 2 * written + sum(t.numel() * t.element_size() for t in values["indices"] if t is not None)
+
+
 NOTES_INDEX = ("Indices are drawn in range: out-of-range ids make ATen raise (a device assert on CUDA), "
                "which cannot be judged.")
 
@@ -333,4 +385,14 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
                              "empty index into a non-empty self (a plain copy of self) is not drawn. Reduce "
                              "forms are drawn on floating dtypes, with repeated indices (multiply: values "
                              "near 1); integer self only without reduce."),
+    "index": partial(aten_operator, "index", "index",
+                     "Advanced indexing, self[indices]: the index tensors (int64 or int32, negative counting "
+                     "from the end) broadcast together and pick elements along the dims they stand for; None "
+                     "slices a dim whole. Where None separates index tensors, the broadcast dims come first "
+                     "(numpy's rule); otherwise they replace the indexed dims in place.",
+                     functional_perf(index_sampler), traffic=index_traffic,
+                     notes=NOTES_INDEX + " Bool (and uint8) masks are not drawn: the result's size is then the "
+                           "number of True values, which host code would have to read (`.item()`), and the "
+                           "host-code rule forbids reading values for a compute operator. An all-None list and "
+                           "a 0-d self make ATen raise: not drawn."),
 }
