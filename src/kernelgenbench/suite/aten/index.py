@@ -352,8 +352,98 @@ def index_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> i
     return 2 * written + sum(t.numel() * t.element_size() for t in values["indices"] if t is not None)
 
 
+# ---- index_put_ and _index_put_impl_ ---------------------------------------------------------------
+
+# (self shape, indices, values shape, accumulate): an entry is None, an index tensor's shape, or
+# ("mask", k, n): a bool mask over the next k dims of self with exactly n True values. Where
+# accumulate is False, the positions written are distinct (ATen's result is undefined where two
+# writes meet): each index tensor draws distinct values and they broadcast as an outer product.
+PUT = {
+    "small": [
+        ((9,), [(5,)], (5,), False), ((9,), [(40,)], (40,), True), ((9,), [(3,)], (), False),
+        ((33, 65), [(20,)], (20, 65), True), ((33, 65), [(20,)], (65,), False),
+        ((33, 65), [None, (7,)], (33, 7), True), ((33, 65), [(4, 1), (1, 5)], (4, 5), False),
+        ((33, 65), [(6,), (6,)], (1,), True), ((33, 65), [(100,)], (1, 65), True),
+        ((3, 5, 17), [(3,), None, (3,)], (3, 5), False), ((3, 5, 17), [None, (2, 1), (1, 3)], (2, 3), True),
+        ((6, 5, 17), [(2, 2)], (1, 5, 17), False), ((2, 3, 4, 5), [None, (2,), None, (3, 1)], (2, 4), False),
+        ((33, 65), [("mask", 2, 40)], (40,), False), ((33, 65), [("mask", 2, 25)], (), True),
+        ((3, 5, 17), [None, ("mask", 1, 3)], (3, 3, 17), True), ((3, 5, 17), [None, ("mask", 2, 10)], (1,), False),
+        ((0, 4), [None, (2,)], (0, 2), False), ((5, 0), [(3,)], (3, 0), True),
+    ],
+    "large": [((50257, 1024), [(4096,)], (4096, 1024), True), ((1000, 4097), [(777,)], (777, 4097), False),
+              ((1024, 4097), [None, ("mask", 1, 2000)], (), False)],
+    "perf": [((32000, 4096), [(8192,)], (8192, 4096), True), ((128256, 4096), [(8192,)], (8192, 4096), False),
+             ((16, 4096, 1024), [None, ("mask", 1, 2048)], (), False), ((4096, 8192), [(4096, 1), (4096, 256)],
+                                                                          (4096, 256), True)],
+}
+PUT_LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided")  # an expanded self cannot be written
+
+
+def put_sampler(ov: Overload, size: Size):
+    """Index tensors with None slots and bool masks, values that broadcast, accumulate both ways:
+    distinct positions without it, repeats with it (summed: the sum tolerance)."""
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else PUT_LAYOUTS)
+    value_layouts = cycle(("contiguous",) if perf else ("contiguous", "transposed", "contiguous", "expanded"))
+    floats = cycle((BF16, F32) if perf else FLOATS)
+    exact = cycle((I64, BOOL))
+    kinds = cycle((I64, I32, I64) if perf else (I64, I32, I64, I64, I32))
+    signs = cycle((False,) if perf else (False, True, False))
+
+    def index(shape: tuple[int, ...], extent: int, accumulate: bool) -> TensorSpec:
+        kind, layout, negative = next(kinds), fit(next(value_layouts), shape), next(signs)
+        if accumulate:
+            return TensorSpec(shape, kind, layout, "index", -extent if negative else 0, max(extent, 1))
+        if layout == "expanded":
+            layout = "contiguous"
+        # distinct positions: all from [0, extent) or all from [-extent, 0), never both
+        return TensorSpec(shape, kind, layout, "unique", -extent if negative else 0, extent if not negative else 0)
+
+    def grid() -> Iterator[dict[str, Any]]:
+        for i, (shape, entries, values_shape, accumulate) in enumerate(PUT[size]):  # in place: every tier
+            dtype = next(floats) if accumulate or perf or i % 3 else next(exact)
+            indices: list[TensorSpec | None] = []
+            d = 0
+            for entry in entries:
+                if entry is None:
+                    indices.append(None)
+                    d += 1
+                elif entry[0] == "mask":
+                    _, k, count = entry
+                    indices.append(TensorSpec(shape[d:d + k], BOOL, dist="mask", high=count))
+                    d += k
+                else:
+                    indices.append(index(entry, shape[d], accumulate))
+                    d += 1
+            values = {"self": drawn(shape, dtype, next(layouts)), "indices": indices,
+                      "values": drawn(values_shape, dtype, next(value_layouts)), "accumulate": accumulate}
+            if "unsafe" in {p.name for p in ov.params}:
+                values["unsafe"] = bool(i % 2)  # skips checks only: the same result
+            yield values
+
+    return samples_of(ov, grid())
+
+
+def put_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """A put reads the values and the indices and writes (with accumulate, also reads) only the
+    elements they reach, not all of self (at least as many as values holds)."""
+    v, self = values["values"], values["self"]
+    touched = v.numel() * self.element_size() * (2 if values.get("accumulate") else 1)
+    return touched + v.numel() * v.element_size() + sum(
+        t.numel() * t.element_size() for t in values["indices"] if t is not None)
+
+
 NOTES_INDEX = ("Indices are drawn in range: out-of-range ids make ATen raise (a device assert on CUDA), "
                "which cannot be judged.")
+
+PUT_DOC = ("In place, self[indices] = values (accumulate=False) or self[indices] += values (accumulate=True, "
+           "repeated positions summed), returning self: the indices as for aten::index (index tensors that "
+           "broadcast, None slots, bool masks over one or more dims), values broadcast to the indexed shape.")
+NOTES_PUT = (NOTES_INDEX + " With accumulate=False, the positions written are distinct: ATen's result is undefined "
+             "where two writes meet. A mask is drawn alone in the list (with None slots before it), not mixed "
+             "with index tensors; values then have the mask's count or broadcast. An expanded self (overlapping "
+             "memory) makes ATen raise: not drawn. Accumulation is drawn on floating dtypes; int64 and bool self "
+             "without it.")
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "index_select": partial(aten_operator, "index_select", "index",
@@ -395,4 +485,9 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
                            "number of True values, which host code would have to read (`.item()`), and the "
                            "host-code rule forbids reading values for a compute operator. An all-None list and "
                            "a 0-d self make ATen raise: not drawn."),
+    "index_put_": partial(aten_operator, "index_put_", "index", PUT_DOC, put_sampler, tolerance=SUM_TOLERANCE,
+                          traffic=put_traffic, notes=NOTES_PUT),
+    "_index_put_impl_": partial(aten_operator, "_index_put_impl_", "index",
+                                PUT_DOC + " `unsafe` only skips argument checks: the result is the same.",
+                                put_sampler, tolerance=SUM_TOLERANCE, traffic=put_traffic, notes=NOTES_PUT),
 }
