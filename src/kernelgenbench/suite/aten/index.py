@@ -436,6 +436,39 @@ def put_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int
 NOTES_INDEX = ("Indices are drawn in range: out-of-range ids make ATen raise (a device assert on CUDA), "
                "which cannot be judged.")
 
+# ---- rot90 ----------------------------------------------------------------------------------------
+
+# (self shape, dims pairs taken in turn): negative and reversed pairs; k runs through -5..5.
+ROT90 = {
+    "small": [((33, 65), ([0, 1], [1, 0])), ((1, 7), ([-2, -1],)), ((3, 5, 17), ([0, 2], [2, 1], [-1, 0])),
+              ((2, 3, 4, 5), ([1, 3], [-1, -4])), ((0, 4), ([0, 1],)), ((6, 0), ([-1, 0],)),
+              ((4, 300), ([0, -1], [1, 0])), ((5, 9), ([-2, 1],))],
+    "large": [((1025, 4097), ([0, 1], [1, 0])), ((8, 512, 1023), ([1, 2], [-1, 0]))],
+    "perf": [((8192, 8192), ([0, 1], [0, 1], [1, 0])), ((32, 1024, 1024), ([1, 2],))],
+}
+ROT90_K = (1, 2, 3, 0, -1, -2, -3, 4, -4, 5, -5)
+
+
+def rot90_sampler(ov: Overload, size: Size):
+    """Every k in -5..5 (0 and multiples of 4: a copy; odd k swaps the two dims' sizes), over
+    dtypes and layouts."""
+    perf = size == "perf"
+    layouts = cycle(("contiguous",) if perf else LAYOUTS)
+    dtypes = cycle((BF16, F32) if perf else (*FLOATS, I64, F32, F16, BOOL))
+    ks = cycle((1, 2, -1, 4) if perf else ROT90_K)
+
+    def grid() -> Iterator[dict[str, Any]]:
+        rows = [(shape, dims) for shape, pairs in ROT90[size] for dims in pairs]
+        if size == "small" and not ov.writes:
+            rows += rows  # a second round of k for each (shape, dims)
+        if ov.writes:
+            rows = [] if perf else rows[::2] if size == "small" else rows
+        for shape, dims in rows:
+            yield {"self": drawn(shape, next(dtypes), next(layouts)), "k": next(ks), "dims": list(dims)}
+
+    return samples_of(ov, grid())
+
+
 PUT_DOC = ("In place, self[indices] = values (accumulate=False) or self[indices] += values (accumulate=True, "
            "repeated positions summed), returning self: the indices as for aten::index (index tensors that "
            "broadcast, None slots, bool masks over one or more dims), values broadcast to the indexed shape.")
@@ -490,4 +523,12 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "_index_put_impl_": partial(aten_operator, "_index_put_impl_", "index",
                                 PUT_DOC + " `unsafe` only skips argument checks: the result is the same.",
                                 put_sampler, tolerance=SUM_TOLERANCE, traffic=put_traffic, notes=NOTES_PUT),
+    "rot90": partial(aten_operator, "rot90", "index",
+                     "Rotate by k * 90 degrees in the plane of `dims`, from dims[0] towards dims[1]: k = 1 is "
+                     "flip(dims[1]) then transpose; k = 2 flips both; k = 3 flips dims[0] then transposes; k taken "
+                     "mod 4, so k = 0 and multiples of 4 give a copy of self.",
+                     rot90_sampler, work="data",
+                     notes="For k = 0 (mod 4) ATen returns a contiguous clone of self, never a view: a new tensor "
+                           "in every case, its values moved by a kernel. Equal or out-of-range dims and inputs "
+                           "with fewer than 2 dims make ATen raise: not drawn."),
 }
