@@ -1,8 +1,11 @@
-"""Indexing and joining operators: index_select, gather, embedding, cat, stack.
+"""Indexing and joining operators: index_select, gather, embedding, cat, stack, scatter, index,
+index_put_, _index_put_impl_, rot90.
 
 Index tensors are drawn in range (`dist="index"`): an out-of-range index makes ATen raise (a device
-assert on CUDA), which cannot be judged, so none is drawn. Joining grids mix sizes along `dim`,
-negative dims, empty tensors, dtypes that promote, and non-contiguous inputs.
+assert on CUDA), which cannot be judged, so none is drawn. Where ATen's result is undefined with
+repeated indices (a plain scatter, a non-accumulating put), they are drawn without repeats
+(`dist="unique"`). Joining grids mix sizes along `dim`, negative dims, empty tensors, dtypes that
+promote, and non-contiguous inputs.
 """
 
 from __future__ import annotations
