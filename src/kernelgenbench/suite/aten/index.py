@@ -10,6 +10,7 @@ promote, and non-contiguous inputs.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import cycle
@@ -259,9 +260,19 @@ SCATTER = {
 REDUCE_LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided", "expanded")
 
 
+def _quiet_scatter_reduce() -> None:
+    """ATen warns once per process that scatter's `reduce=` is deprecated, straight to stderr when
+    the call comes through torch.ops (as sizing the `out=` buffers does); taking that one warning
+    through the Python binding, silenced, keeps building the record (and every CLI command) quiet."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.zeros(1).scatter(0, torch.zeros(1, dtype=I64), torch.zeros(1), reduce="add")
+
+
 def scatter_sampler(ov: Overload, size: Size):
     """Plain scatters draw indices that never repeat along `dim` (ATen's result is undefined where
     two writes meet); `reduce="add"` draws repeats, `"multiply"` repeats of values near 1."""
+    _quiet_scatter_reduce()
     perf = size == "perf"
     names = {p.name for p in ov.params}
     reduce, scalar = "reduce" in names, "value" in names
