@@ -28,8 +28,9 @@ def describe_value(v: Any) -> str:
         return v.describe()
     if isinstance(v, torch.dtype):
         return str(v).replace("torch.", "")
-    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (TensorSpec, OutputSpec)) for x in v):
-        return "[" + ", ".join(x.describe() for x in v) + "]"
+    if isinstance(v, (list, tuple)) and v and all(x is None or isinstance(x, (TensorSpec, OutputSpec)) for x in v) \
+            and any(x is not None for x in v):
+        return "[" + ", ".join("None" if x is None else x.describe() for x in v) + "]"
     return repr(v)
 
 

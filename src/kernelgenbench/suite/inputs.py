@@ -7,6 +7,7 @@ Low-precision tensors are drawn in float32 and rounded, which keeps full mantiss
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,12 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
     if spec.dist == "index":
         return torch.randint(int(spec.low), int(spec.high), shape, generator=gen, dtype=torch.int64,
                              device=gen.device).to(dt)
+    if spec.dist == "unique":
+        return _distinct(shape, spec, gen).to(dt)
+    if spec.dist == "mask":
+        n = math.prod(shape)
+        ranks = torch.rand(n, generator=gen, device=gen.device).argsort().argsort()
+        return (ranks < int(spec.high)).reshape(shape).to(dt)
     if dt == torch.bool:
         return torch.rand(shape, generator=gen, device=gen.device) < 0.5
     if not (dt.is_floating_point or dt.is_complex):
@@ -49,6 +56,22 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
         values = torch.where(pick == 0, spec.low, torch.where(pick == 1, spec.high, one()))
         return values.to(dt)
     return one().to(dt)
+
+
+def _distinct(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> torch.Tensor:
+    """Indices in [low, high) without repeats along `spec.along` (the whole tensor when None):
+    the first places of random permutations."""
+    lo, n = int(spec.low), int(spec.high) - int(spec.low)
+    if spec.along is None or not shape:
+        if math.prod(shape) > n:
+            raise ValueError(f"{math.prod(shape)} distinct indices cannot come from a range of {n}")
+        keys = torch.rand(n, generator=gen, device=gen.device)
+        return (keys.argsort()[: math.prod(shape)] + lo).reshape(shape)
+    d = spec.along % len(shape)
+    if shape[d] > n:
+        raise ValueError(f"{shape[d]} distinct indices along dim {d} cannot come from a range of {n}")
+    keys = torch.rand(shape[:d] + (n,) + shape[d + 1:], generator=gen, device=gen.device)
+    return keys.argsort(dim=d).narrow(d, 0, shape[d]) + lo
 
 
 SPECIALS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0)
@@ -80,6 +103,11 @@ def _laid_out(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tens
     shape = tuple(spec.shape)
     if spec.layout == "contiguous" or len(shape) == 0:
         return _draw(shape, spec, gen).to(device)
+    if spec.dist == "unique" and spec.layout in ("transposed", "strided"):
+        # drawn in its logical shape (uniqueness is along a logical dim), then placed in the layout
+        values = _draw(shape, spec, gen).to(device)
+        placed = _laid_out(TensorSpec(shape, values.dtype, spec.layout, "index", 0, 1), gen, device)
+        return placed.copy_(values)
     if spec.layout == "transposed":
         if len(shape) < 2:
             return _draw(shape, spec, gen).to(device)
@@ -110,6 +138,12 @@ def poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.T
     return t
 
 
+def tensor_list(v: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a list value is a list of tensors to draw: TensorSpecs, and Nones where the schema
+    takes `Tensor?[]`."""
+    return any(isinstance(x, TensorSpec) for x in v) and all(x is None or isinstance(x, TensorSpec) for x in v)
+
+
 def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bool = False) -> dict[str, Any]:
     """Draw every tensor of a sample, in parameter order, from one generator seeded by `seed`
     (on `device` itself when `on_device`, else on the CPU)."""
@@ -120,8 +154,9 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
             out[name] = make_tensor(v, gen, device)
         elif isinstance(v, OutputSpec):
             out[name] = make_output(v, device)
-        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, TensorSpec) for x in v):
-            out[name] = type(v)(make_tensor(x, gen, device) for x in v)
+        elif isinstance(v, (list, tuple)) and tensor_list(v):
+            # `Tensor?[]` (index's indices): None entries stay None
+            out[name] = type(v)(None if x is None else make_tensor(x, gen, device) for x in v)
         elif isinstance(v, (list, tuple)) and v and all(isinstance(x, OutputSpec) for x in v):
             out[name] = [make_output(x, device) for x in v]
         elif isinstance(v, DeviceArg):

@@ -15,7 +15,7 @@ Size = Literal["small", "large", "perf"]
 SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
-Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints", "unique", "mask"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
@@ -62,6 +62,11 @@ class TensorSpec:
     the positions, where the semantics of special values are judged. `endpoints` is uniform with an
     eighth of the positions exactly `low` and an eighth exactly `high` (probabilities of exactly 0
     and 1, rates of exactly 0).
+
+    `unique` draws indices in [low, high) that never repeat along dim `along` (over the whole
+    tensor when `along` is None): where ATen's result is undefined with duplicate indices (a plain
+    scatter, a non-accumulating index_put_), the cases draw none. `mask` draws a bool tensor with
+    exactly `high` True values at random positions, so the size it selects is known to the sampler.
     """
 
     shape: tuple[int, ...]
@@ -71,12 +76,18 @@ class TensorSpec:
     low: float = -1.0
     high: float = 1.0
     bit: Bit = ""
+    along: int | None = None
 
     def describe(self) -> str:
         dt = str(self.dtype).replace("torch.", "")
         lay = "" if self.layout == "contiguous" else f" {self.layout}"
         bit = f" {self.bit}-bit" if self.bit else ""
-        return f"{dt}{list(self.shape)}{lay}{bit}"
+        drawn = ""
+        if self.dist == "unique":
+            drawn = " unique" if self.along is None else f" unique@{self.along}"
+        elif self.dist == "mask":
+            drawn = f" {int(self.high)} true"
+        return f"{dt}{list(self.shape)}{lay}{bit}{drawn}"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .schema import overloads
 def blank(v: Any, device: str) -> Any:
     """A shape-only stand-in for a sample value (TensorSpecs, output specs, the device argument)."""
     if isinstance(v, TensorSpec):
-        if v.dist == "index":
+        if v.dist in ("index", "unique"):
             return torch.zeros(v.shape, dtype=v.dtype, device=device)
         return torch.empty(v.shape, dtype=v.dtype, device=device)
     if isinstance(v, OutputSpec):
@@ -30,7 +30,7 @@ def blank(v: Any, device: str) -> Any:
         return torch.device(device)
     if isinstance(v, GeneratorArg):
         return None  # shapes do not depend on the draws
-    if isinstance(v, (list, tuple)) and v and all(isinstance(x, (TensorSpec, OutputSpec)) for x in v):
+    if isinstance(v, (list, tuple)) and v and all(x is None or isinstance(x, (TensorSpec, OutputSpec)) for x in v):
         return type(v)(blank(x, device) for x in v)
     return v
 
