@@ -33,6 +33,11 @@ def test_failure_statuses(candidate, stem, status, evidence):
     assert evidence in v.reason
 
 
+def test_an_input_inside_a_list_must_be_left_as_it_came(candidate):
+    v = judge(candidate("cat_zeroes_an_input"), op="aten::cat")
+    assert v.status is Status.WRONG_RESULT and "modified its input `tensors`" in v.reason, v.reason
+
+
 def test_os_exit_is_a_crash_when_the_static_scan_is_off(candidate):
     v = judge(candidate("silu_exit"), checks=("ghost", "trace"))
     assert v.status is Status.CRASH and "exited with code 0 before a verdict" in v.reason

@@ -84,13 +84,16 @@ class Alias:
 
 
 def alias_of(out: Any, inputs: dict[str, Any]) -> Alias | None:
-    """Which input `out` is a view of, if any (compared by storage)."""
+    """Which input `out` is a view of, if any (compared by storage; `tensors[1]` for a list's)."""
     if not isinstance(out, torch.Tensor) or out.numel() == 0:
         return None
     ptr = out.untyped_storage().data_ptr()
-    for name, t in inputs.items():
-        if isinstance(t, torch.Tensor) and t.numel() > 0 and t.untyped_storage().data_ptr() == ptr:
-            return Alias(name, out.storage_offset() - t.storage_offset(), _dense_strides(out))
+    for name, value in inputs.items():
+        listed = isinstance(value, (list, tuple))
+        for i, t in enumerate(value if listed else [value]):
+            if isinstance(t, torch.Tensor) and t.numel() > 0 and t.untyped_storage().data_ptr() == ptr:
+                return Alias(f"{name}[{i}]" if listed else name, out.storage_offset() - t.storage_offset(),
+                             _dense_strides(out))
     return None
 
 
@@ -461,9 +464,11 @@ class CaseRunner:
                 if problem:
                     return done(Status.WRONG_RESULT, f"{label} {problem}")
         for name, before in snapshot.items():
-            if name in ov.writes or not isinstance(before, torch.Tensor):
+            if name in ov.writes:
                 continue
-            if not _same_bits(before, values[name]):
+            pairs = (zip(before, values[name]) if isinstance(before, (list, tuple))
+                     else [(before, values[name])])
+            if any(isinstance(b, torch.Tensor) and not _same_bits(b, v) for b, v in pairs):
                 return done(Status.WRONG_RESULT,
                             f"the candidate modified its input `{name}`, which this operator only reads")
         found = check_values(self.op, ov, snapshot, produced, expected, self._seed(case))
