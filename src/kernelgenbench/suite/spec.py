@@ -15,7 +15,7 @@ Size = Literal["small", "large", "perf"]
 SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
-Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "distinct"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
@@ -51,7 +51,9 @@ class TensorSpec:
     holds the values before the bit applies, as `x.conj()` and `x.imag` of one make them.
     `low`/`high` bound `uniform`, `positive`, `special` and `index` draws (`high` exclusive for
     index). `special` is uniform with NaN, +Inf, -Inf, +0.0 and -0.0 planted at about a third of
-    the positions, where the semantics of special values are judged.
+    the positions, where the semantics of special values are judged. `distinct` is a random
+    permutation of distinct integers scaled by a power of two into [-1, 1), so no two elements tie
+    (where order decides an index output); the dtype must represent that many integers exactly.
     """
 
     shape: tuple[int, ...]
