@@ -50,7 +50,7 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
     return one().to(dt)
 
 
-def _exact_integers(dt: torch.dtype) -> int:
+def exact_integers(dt: torch.dtype) -> int:
     """How many consecutive integers (centred on zero) the dtype holds exactly."""
     if dt.is_floating_point:
         return 2 ** (round(-math.log2(torch.finfo(dt).eps)) + 1)
@@ -65,7 +65,7 @@ def _distinct(shape: tuple[int, ...], dt: torch.dtype, gen: torch.Generator) -> 
     n = 1
     for s in shape:
         n *= s
-    if n > _exact_integers(dt):
+    if n > exact_integers(dt):
         raise ValueError(f"{dt} cannot hold {n} distinct integers exactly")
     ints = torch.randperm(n, generator=gen, device=gen.device) - n // 2
     if not (dt.is_floating_point or dt.is_signed):  # bool, unsigned: from zero up
