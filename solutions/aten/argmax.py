@@ -19,6 +19,7 @@ import triton.language as tl
 TILE = 4096  # elements per program per loop step
 SPLIT_ROWS = 1024  # fewer output rows than this, each of SPLIT_MIN_K or more: split the rows
 SPLIT_MIN_K = 65536
+MIN_PROGRAMS = 512  # a column reduction narrows its tiles (down to 16 columns) to launch this many
 
 
 @triton.jit
@@ -195,6 +196,8 @@ def _argmax(x, dim, keepdim):
         _rows_argmax(xk, None, res, outer, K, so, sk, meta)
     else:
         block_i = min(triton.next_power_of_2(inner), 64)
+        while block_i > 16 and outer * triton.cdiv(inner, block_i) < MIN_PROGRAMS:
+            block_i //= 2  # narrower column tiles, so a few wide rows still fill the GPU
         block_k = min(triton.next_power_of_2(K), max(1, TILE // block_i))
         _argmax_cols_kernel[(outer * triton.cdiv(inner, block_i),)](
             xk, res, K, inner, so, sk, si, **meta, BLOCK_K=block_k, BLOCK_I=block_i,

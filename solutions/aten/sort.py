@@ -97,8 +97,8 @@ def _sort_chunks_kernel(x_ptr, vals_ptr, idx_ptr, keys_ptr, pos_ptr, M, N, x_sm,
 @triton.jit
 def _merge_kernel(keys_ptr, pos_ptr, keys_out_ptr, pos_out_ptr, x_ptr, vals_ptr, idx_ptr, N, RUN, STEPS,
                   x_sm, x_sn, FINAL: tl.constexpr, BLOCK: tl.constexpr):
-    row = tl.program_id(1).to(tl.int64)
-    p = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    row = tl.program_id(0).to(tl.int64)
+    p = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     valid = p < N
     base = row * N
     k = tl.load(keys_ptr + base + p, mask=valid)
@@ -157,7 +157,7 @@ def _sort_rows(x, vals, idx, M, N, sm, sn, descending):
     spare_keys, spare_pos = (torch.empty_like(keys), torch.empty_like(pos)) if not final else (None, None)
     while run < N:
         final = 2 * run >= N
-        _merge_kernel[(triton.cdiv(N, TILE), M)](
+        _merge_kernel[(M, triton.cdiv(N, TILE))](
             keys, pos, spare_keys, spare_pos, x, vals, idx, N, run, _log2(run) + 1, sm, sn,
             FINAL=final, BLOCK=TILE, num_warps=8)
         keys, pos, spare_keys, spare_pos = spare_keys, spare_pos, keys, pos
