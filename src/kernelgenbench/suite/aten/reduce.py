@@ -172,7 +172,8 @@ SORT_ROWS = {
     "large": [(1025, 4097), (8, 512, 1023), (4, 32769)],
 }
 # (shape, dtype, stable, descending): top-p sampling sorts logits rows, a bf16 matrix along its
-# rows, one long 1-d sort. `sort` has no `stable`: its rows are drawn distinct.
+# rows, one long 1-d sort. Stable ones are `sort.stable`'s (stable=True, ties allowed); the others
+# are `sort`'s, which has no `stable`: their values are drawn distinct.
 SORT_PERF = [((64, 32000), torch.float32, True, True), ((4096, 4096), torch.bfloat16, True, False),
              ((1 << 20,), torch.float32, False, False), ((64, 32000), torch.float32, False, True),
              ((4096, 4096), torch.float32, False, False)]
