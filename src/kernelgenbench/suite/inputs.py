@@ -30,6 +30,8 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
         n = math.prod(shape)
         ranks = torch.rand(n, generator=gen, device=gen.device).argsort().argsort()
         return (ranks < int(spec.high)).reshape(shape).to(dt)
+    if spec.dist == "distinct":
+        return _distinct_values(shape, dt, gen)
     if dt == torch.bool:
         return torch.rand(shape, generator=gen, device=gen.device) < 0.5
     if not (dt.is_floating_point or dt.is_complex):
@@ -72,6 +74,32 @@ def _distinct(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) ->
         raise ValueError(f"{shape[d]} distinct indices along dim {d} cannot come from a range of {n}")
     keys = torch.rand(shape[:d] + (n,) + shape[d + 1:], generator=gen, device=gen.device)
     return keys.argsort(dim=d).narrow(d, 0, shape[d]) + lo
+
+
+def exact_integers(dt: torch.dtype) -> int:
+    """How many consecutive integers (centred on zero) the dtype holds exactly."""
+    if dt.is_floating_point:
+        return 2 ** (round(-math.log2(torch.finfo(dt).eps)) + 1)
+    if dt == torch.bool:
+        return 2
+    return 2 ** torch.iinfo(dt).bits
+
+
+def _distinct_values(shape: tuple[int, ...], dt: torch.dtype, gen: torch.Generator) -> torch.Tensor:
+    """Pairwise distinct values: a random permutation of n integers around zero, scaled for floats
+    by a power of two into [-1, 1) (exactly, so they stay distinct in the dtype)."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n > exact_integers(dt):
+        raise ValueError(f"{dt} cannot hold {n} distinct integers exactly")
+    ints = torch.randperm(n, generator=gen, device=gen.device) - n // 2
+    if not (dt.is_floating_point or dt.is_signed):  # bool, unsigned: from zero up
+        ints = ints + n // 2
+    if not dt.is_floating_point:
+        return ints.reshape(shape).to(dt)
+    scale = 2.0 ** -max(n // 2, 1).bit_length()
+    return (ints.to(torch.float64) * scale).reshape(shape).to(dt)
 
 
 SPECIALS = (float("nan"), float("inf"), float("-inf"), 0.0, -0.0)

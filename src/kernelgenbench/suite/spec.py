@@ -15,7 +15,8 @@ Size = Literal["small", "large", "perf"]
 SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
-Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints", "unique", "mask"]
+Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints", "unique", "mask",
+                       "distinct"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
@@ -67,6 +68,9 @@ class TensorSpec:
     tensor when `along` is None): where ATen's result is undefined with duplicate indices (a plain
     scatter, a non-accumulating index_put_), the cases draw none. `mask` draws a bool tensor with
     exactly `high` True values at random positions, so the size it selects is known to the sampler.
+    `distinct` is a random permutation of distinct integers scaled by a power of two into [-1, 1),
+    so no two elements tie (where order decides an index output); the dtype must represent that
+    many integers exactly.
     """
 
     shape: tuple[int, ...]

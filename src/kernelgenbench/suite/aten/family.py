@@ -63,7 +63,7 @@ def _run_shape_only(ov: Overload, values: dict[str, Any]) -> Any:
 
 
 def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
-                   dtype: torch.dtype) -> dict[str, Any]:
+                   dtype: torch.dtype | tuple[torch.dtype, ...]) -> dict[str, Any]:
     """Run the native overload on shape-only tensors; an output list (`Tensor(a!)[] out`) is sized
     by the functional overload's results."""
     given = {k: v for k, v in values.items() if k not in outs}
@@ -75,7 +75,8 @@ def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
         return {name: list(results) for name in outs}
     for device in ("meta", "cpu"):
         blanks = {k: blank(v, device) for k, v in given.items()}
-        buffers = {name: torch.empty(0, dtype=dtype, device=device) for name in outs}
+        dtypes = dtype if isinstance(dtype, tuple) else (dtype,) * len(outs)
+        buffers = {name: torch.empty(0, dtype=dt, device=device) for name, dt in zip(outs, dtypes)}
         args, kwargs = ov.split({**blanks, **buffers})
         try:
             ov.reference(*args, **kwargs)
@@ -86,15 +87,18 @@ def _sized_outputs(ov: Overload, values: dict[str, Any], outs: list[str],
     raise AssertionError("unreachable")
 
 
-def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.dtype:
+def _out_dtype(ov: Overload, values: dict[str, Any], outs: list[str]) -> torch.dtype | tuple[torch.dtype, ...]:
     """The dtype of `out=` buffers: the one a sampler gave (creation ops: any), else the dtype of
-    the functional overload's result (ATen's own promotion), else the promoted input types."""
+    the functional overload's result (ATen's own promotion; one per output where it returns as
+    many, as `sort.values` does: values and int64 indices), else the promoted input types."""
     for name in outs:
         if isinstance(values.get(name), OutputSpec):
             return values[name].dtype
     base = functional(ov)
     if base is not None:
         result = _run_shape_only(base, {k: v for k, v in values.items() if k not in outs})
+        if isinstance(result, (tuple, list)) and len(outs) > 1 and len(result) == len(outs):
+            return tuple(t.dtype for t in result)
         first = result[0] if isinstance(result, (tuple, list)) else result
         if isinstance(first, torch.Tensor):
             return first.dtype

@@ -1,4 +1,4 @@
-"""Reductions and scans: sum, mean, amin, softmax, _softmax, cumsum, diff, renorm."""
+"""Reductions, scans and sorts: sum, mean, amin, argmax, softmax, _softmax, cumsum, diff, renorm, sort."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from functools import partial
 import torch
 
 from ..build import FLOATS, SUM_TOLERANCE, covering
-from ..spec import Operator, Overload, Size, TensorSpec
+from ..inputs import exact_integers
+from ..spec import Layout, Operator, Overload, Size, TensorSpec
 from .family import aten_operator, samples_of
 from .shapes import ROWS
 
@@ -122,6 +123,113 @@ def amin_sampler(ov: Overload, size: Size):
     return samples_of(ov, grid())
 
 
+def _few_values(dtype: torch.dtype) -> dict:
+    """(dist, low, high) that draw about 16 distinct values, so maxima and sort keys tie: integers
+    from [-8, 8), 16-bit floats from the 16 representable values above 0.5. Not float32: values
+    that close would let a lower-precision copy pass; its ties come from `special` (+-inf, +-0.0)."""
+    if not dtype.is_floating_point:
+        return {"dist": "uniform", "low": -8.0, "high": 8.0}
+    if dtype == torch.float32:
+        return {"dist": "normal"}
+    return {"dist": "uniform", "low": 0.5, "high": 0.5 + 8 * torch.finfo(dtype).eps}
+
+
+ARGMAX_PERF = [((64, 32000), torch.float32, -1), ((256, 128256), torch.bfloat16, -1),
+               ((4096, 4096), torch.float16, 0), ((1 << 20,), torch.float32, None)]
+
+
+def argmax_sampler(ov: Overload, size: Size):
+    """dim None (the flattened tensor) and every dim, negative ones too, keepdim both ways; ties on
+    purpose (about 16 distinct values, integers), so the first index of the maximum is judged, NaN
+    rows (`special`: the first NaN wins) and plain draws; the `out=` form takes every other case.
+    Perf: greedy sampling over logits rows, a column argmax and a flattened one."""
+
+    def grid():
+        if size == "perf":
+            for shape, dtype, dim in ARGMAX_PERF:
+                yield {"self": TensorSpec(shape, dtype), "dim": dim, "keepdim": False}
+            return
+        cases = list(covering(ROWS[size], FLOATS, _layouts(size)))
+        cases += list(_int_cases(size))
+        for i, (shape, dtype, layout) in enumerate(cases):
+            if ov.writes and i % 2:
+                continue
+            if 0 in shape:  # a reduction over a zero-size dim (or the whole empty tensor) raises
+                dim = [d for d in range(len(shape)) if shape[d]][-1] - len(shape)
+            elif i % 3 == 0:
+                dim = None
+            else:
+                dim = _dims(shape, i)
+            kind = (i + i // 3) % 3 if dtype.is_floating_point else 2
+            draw = ({"dist": "normal"}, {"dist": "special", "low": -2.0, "high": 2.0}, _few_values(dtype))[kind]
+            yield {"self": TensorSpec(shape, dtype, layout, **draw), "dim": dim, "keepdim": bool((i + i // 4) % 2)}
+
+    return samples_of(ov, grid())
+
+
+SORT_ROWS = {
+    "small": [(), (1,), (2,), (7,), (33, 65), (3, 5, 17), (0, 4), (4, 300), (2, 4999)],
+    "large": [(1025, 4097), (8, 512, 1023), (4, 32769)],
+}
+# (shape, dtype, stable, descending): top-p sampling sorts logits rows, a bf16 matrix along its
+# rows, one long 1-d sort. Stable ones are `sort.stable`'s (stable=True, ties allowed); the others
+# are `sort`'s, which has no `stable`: their values are drawn distinct.
+SORT_PERF = [((64, 32000), torch.float32, True, True), ((4096, 4096), torch.bfloat16, True, False),
+             ((1 << 20,), torch.float32, False, False), ((64, 32000), torch.float32, False, True),
+             ((4096, 4096), torch.float32, False, False)]
+
+
+def _drawn_numel(shape: tuple[int, ...], layout: Layout) -> int:
+    """How many values a layout draws for a shape (a strided view draws 2n + 1 per row)."""
+    if layout == "strided" and shape:
+        shape = shape[:-1] + (2 * shape[-1] + 1,)
+    elif layout == "expanded" and shape:
+        shape = (1,) + shape[1:]
+    return math.prod(shape)
+
+
+def sort_sampler(ov: Overload, size: Size):
+    """dim (negative too), descending both ways, stable True / False / None. Where the order of
+    ties is not fixed (stable False or None, and the overloads without `stable`) the values are
+    drawn distinct, so the indices are unique; stable sorts meet ties (16-bit normals, about 16
+    distinct values, integers, bool) and NaN, +-inf and +-0.0 (`special`). A 16-bit tensor too
+    big to be drawn distinct is sorted stably where `stable` is an argument, else not drawn."""
+    takes_stable = any(p.name == "stable" for p in ov.params)
+
+    def grid():
+        if size == "perf":
+            for shape, dtype, stable, descending in SORT_PERF:
+                if stable == takes_stable:
+                    yield {"self": TensorSpec(shape, dtype, "contiguous", "normal" if stable else "distinct"),
+                           "stable": True if stable else None, "dim": -1, "descending": descending}
+            return
+        cases = list(covering(SORT_ROWS[size], FLOATS, _layouts(size)))
+        cases += list(_int_cases(size, (torch.int32, torch.int64, torch.bool)))
+        for i, (shape, dtype, layout) in enumerate(cases):
+            if (ov.writes and i % 4) or (not takes_stable and i % 2):  # `sort.stable` draws the most
+                continue
+            stable = (True, False, None)[i % 3] if takes_stable else False
+            if not stable and _drawn_numel(shape, layout) > exact_integers(dtype):
+                if not takes_stable:
+                    continue
+                stable = True
+            dim = _dims(shape, i)
+            if not stable and layout == "expanded" and dim % len(shape) == 0:
+                dim = -1  # an expanded tensor repeats its rows along dim 0: ties
+            if not stable:
+                draw = {"dist": "distinct"}
+            elif dtype.is_floating_point and i % 2:
+                draw = {"dist": "special", "low": -2.0, "high": 2.0}
+            elif dtype.is_floating_point and i % 4 == 0:
+                draw = {"dist": "normal"}
+            else:
+                draw = _few_values(dtype)
+            yield {"self": TensorSpec(shape, dtype, layout, **draw), "stable": stable, "dim": dim,
+                   "descending": bool((i + i // 3) % 2)}
+
+    return samples_of(ov, grid())
+
+
 def diff_sampler(ov: Overload, size: Size):
     """n = 1, 2, 3 along any dim, prepend/append tensors, integer and bool (xor) inputs."""
 
@@ -199,6 +307,18 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
                     functional_perf(amin_sampler),
                     notes="A reduction over a zero-size dim (or dim=[] on an empty tensor) raises in ATen, "
                           "min having no identity, and is not drawn."),
+    "argmax": partial(aten_operator, "argmax", "reduce",
+                      "Index of the maximum over the flattened tensor (`dim=None`) or along `dim`; the first "
+                      "one where it ties; NaN is the maximum (the first NaN wins).", functional_perf(argmax_sampler),
+                      notes="A reduction over a zero-size dim (or dim=None on an empty tensor) raises in ATen "
+                            "and is not drawn; so does bool input."),
+    "sort": partial(aten_operator, "sort", "reduce",
+                    "Values sorted along `dim` (NaN after +inf ascending, first descending) and their "
+                    "indices; with stable=True ties keep their input order.", functional_perf(sort_sampler),
+                    notes="Where the order of ties is unspecified (stable False or None, and `sort` / "
+                          "`sort.values`) the values are drawn distinct (no NaN, inf or +-0.0 there): the "
+                          "indices of ties are not unique. 16-bit tensors too big for that are sorted "
+                          "stably, or not drawn for the overloads without `stable`."),
     "_softmax": partial(aten_operator, "_softmax", "reduce",
                         "exp(x - max) / sum(exp(x - max)) along `dim` in the input dtype.",
                         functional_perf(softmax_sampler),
