@@ -128,6 +128,16 @@ def test_index_draws_broadcasting_tensors_none_slots_and_both_index_dtypes():
     assert got.shape == (2, 5)
 
 
+def test_index_draws_bool_masks_whose_count_sizes_the_output():
+    masks = [t for v in values("index") for t in v["indices"] if t is not None and t.dtype == torch.bool]
+    assert {t.high for t in masks} >= {0, 2}  # none True, and a count that broadcasts with an index tensor
+    assert any(len(t.shape) == 2 for t in masks) and any(t.high == math.prod(t.shape) for t in masks)
+    assert any(v["indices"][0] is None and any(t is not None and t.dtype == torch.bool for t in v["indices"])
+               for v in values("index"))
+    op = registry.get("aten::index")
+    assert op.size_reads == 1 and "count" in op.notes  # the host reads the True count, once
+
+
 def _positions(self_shape, indices):
     """The linear positions an index_put_ writes (masks as their True positions)."""
     parts, extents, d = [], [], 0

@@ -145,11 +145,24 @@ def test_a_cast_computes_exactly_when_it_changes_values_beyond_float_rounding(sr
     assert cast_computes(src, dst) is computes
 
 
-def _trace(work, fn, *args):
-    trace = OpTrace(work, LaunchMonitor())
+def _trace(work, fn, *args, size_reads=0):
+    trace = OpTrace(work, LaunchMonitor(), size_reads=size_reads)
     with trace.mode():
         fn(*args)
     return {rule for rule, _ in trace.forbidden}
+
+
+def test_an_output_size_may_be_read_where_the_operator_says_and_nothing_more():
+    """`aten::index` with a bool mask: the True count sizes the output, so one `.item()` per call is
+    fine there; a second, `.tolist()`, or a read elsewhere is a host read."""
+    x = torch.randn(4, 6)
+    assert _trace("compute", lambda x: x[0, 0].item(), x, size_reads=1) == set()
+    assert _trace("compute", lambda x: [x[0, i].item() for i in range(3)], x, size_reads=1) == {"host-read"}
+    assert _trace("compute", lambda x: x[0, 0].item(), x) == {"host-read"}
+    source = "import torch\n\ndef f(x, m):\n    n = m[-1].item()\n    return torch.empty(n)\n"
+    assert not scan(source, "compute", size_reads=True)
+    assert [f.rule for f in scan(source, "compute")] == ["host-read"]
+    assert [f.rule for f in scan(source.replace(".item()", ".tolist()"), "compute", size_reads=True)] == ["host-read"]
 
 
 def test_op_trace_allows_moves_casts_and_fills_to_compute_operators_only():

@@ -1,6 +1,10 @@
 """aten::index in Triton: advanced indexing, self[indices] with index tensors and None slots.
 
-The index tensors broadcast to one shape B; a first kernel turns them, one launch per tensor, into
+A bool mask over k dims first becomes k index tensors, the coordinates of its True values (as
+in ATen): a kernel counts the True values per block, one program turns the counts into each
+block's start, the host reads the total (the output's size depends on it: the one value it
+reads), and a last kernel writes each True position's flat index at its rank, unravelled per dim.
+The index tensors then broadcast to one shape B; a first kernel turns them, one launch per tensor, into
 the storage offset each position of B picks in self (negative indices count from the end). The
 dims sliced whole (None, or past the end of the list) are merged where they are contiguous in
 both self and the output; the gather kernel then copies (BLOCK_B, BLOCK_S) tiles: rows are
@@ -15,6 +19,42 @@ import triton.language as tl
 MAX_SLICED = 4  # sliced dims the gather kernel unravels; more are split on the host
 TILE = 4096  # elements per program
 BLOCK_OFF = 1024
+BLOCK_MASK = 1024
+
+
+@triton.jit
+def _count_kernel(mask_ptr, counts_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = tl.load(mask_ptr + offs, mask=offs < n, other=0).to(tl.int32)
+    tl.store(counts_ptr + tl.program_id(0), tl.sum(m, axis=0))
+
+
+@triton.jit
+def _starts_kernel(counts_ptr, starts_ptr, n_blocks, CHUNK: tl.constexpr):
+    """One program: the exclusive prefix sum of the block counts, and the total after them."""
+    carry = tl.zeros([], tl.int64)
+    for c0 in range(0, n_blocks, CHUNK):
+        offs = c0 + tl.arange(0, CHUNK)
+        c = tl.load(counts_ptr + offs, mask=offs < n_blocks, other=0).to(tl.int64)
+        tl.store(starts_ptr + offs, carry + tl.cumsum(c, axis=0) - c, mask=offs < n_blocks)
+        carry += tl.sum(c, axis=0)
+    tl.store(starts_ptr + n_blocks, carry)
+
+
+@triton.jit
+def _compact_kernel(mask_ptr, starts_ptr, pos_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = tl.load(mask_ptr + offs, mask=offs < n, other=0).to(tl.int32)
+    rank = tl.cumsum(m, axis=0) - m
+    start = tl.load(starts_ptr + tl.program_id(0))
+    tl.store(pos_ptr + start + rank, offs, mask=(m > 0) & (offs < n))
+
+
+@triton.jit
+def _unravel_kernel(pos_ptr, coord_ptr, n, div, size, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    p = tl.load(pos_ptr + offs, mask=offs < n, other=0)
+    tl.store(coord_ptr + offs, (p // div) % size, mask=offs < n)
 
 
 @triton.jit
@@ -51,6 +91,45 @@ def _gather_kernel(
     tl.store(out_ptr + o_base + b[:, None] * o_sb + o_s[None, :], val, mask=mask)
 
 
+def _mask_coordinates(mask):
+    """The coordinates of the True values of `mask`, one int64 tensor per dim, in row-major order."""
+    flat = mask.contiguous()
+    n = flat.numel()
+    n_blocks = triton.cdiv(n, BLOCK_MASK)
+    if n_blocks == 0:
+        return [torch.empty(0, dtype=torch.int64, device=mask.device) for _ in range(mask.dim())]
+    counts = torch.empty(n_blocks, dtype=torch.int32, device=mask.device)
+    _count_kernel[(n_blocks,)](flat, counts, n, BLOCK=BLOCK_MASK)
+    starts = torch.empty(n_blocks + 1, dtype=torch.int64, device=mask.device)
+    _starts_kernel[(1,)](counts, starts, n_blocks, CHUNK=1024)
+    total = starts[n_blocks].item()  # the output's size: the one value host code reads
+    pos = torch.empty(total, dtype=torch.int64, device=mask.device)
+    _compact_kernel[(n_blocks,)](flat, starts, pos, n, BLOCK=BLOCK_MASK)
+    coords, div = [], 1
+    for size in reversed(mask.shape):
+        coord = torch.empty(total, dtype=torch.int64, device=mask.device)
+        if total:
+            _unravel_kernel[(triton.cdiv(total, BLOCK_MASK),)](pos, coord, total, div, size, BLOCK=BLOCK_MASK)
+        coords.insert(0, coord)
+        div *= size
+    return coords
+
+
+def _expand_masks(self, indices):
+    """Bool masks replaced by the index tensors of their True values (ATen's expandTensors)."""
+    expanded = []
+    for t in indices:
+        if t is not None and t.dtype in (torch.bool, torch.uint8):
+            d = len(expanded)
+            if tuple(t.shape) != tuple(self.shape[d:d + t.dim()]):
+                raise IndexError(f"The shape of the mask {list(t.shape)} at index {d} does not match the shape "
+                                 f"of the indexed tensor {list(self.shape)}")
+            expanded.extend(_mask_coordinates(t))
+        else:
+            expanded.append(t)
+    return expanded
+
+
 def _plan(self, indices):
     """ATen's checks; returns (indexed dims, their tensors, broadcast shape, adjacent?, out shape)."""
     indices = list(indices)
@@ -62,8 +141,7 @@ def _plan(self, indices):
     tensors = [indices[d] for d in dims]
     for t in tensors:
         if t.dtype not in (torch.int64, torch.int32):
-            # A bool mask selects a number of elements the host would have to read to size the output.
-            raise NotImplementedError(f"index: {t.dtype} indices are not supported, only int64 and int32")
+            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, not {t.dtype}")
     bshape = list(torch.broadcast_shapes(*(t.shape for t in tensors)))
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     sliced = [d for d in range(self.dim()) if d not in dims]
@@ -131,9 +209,10 @@ def _index_into(self, indices, out):
 
 
 def index_Tensor(self, indices):
+    indices = _expand_masks(self, indices)
     _, _, _, _, shape = _plan(self, indices)
     return _index_into(self, indices, torch.empty(shape, dtype=self.dtype, device=self.device))
 
 
 def index_Tensor_out(self, indices, *, out):
-    return _index_into(self, indices, out)
+    return _index_into(self, _expand_masks(self, indices), out)

@@ -143,6 +143,10 @@ WORK_RULES = {
 }
 
 
+SIZE_READ_RULE = ("\n  This operator's output size can depend on input values (a bool mask's number of True values):\n"
+                  "  count in a kernel and read only that count with `.item()` to allocate the output, as ATen does.")
+
+
 COMPARE_RULES = {
     "values": "",
     "values_and_strides": " Strides are judged too: your outputs must have the native strides\n"
@@ -171,7 +175,8 @@ def render(op: Operator, method: str = "llm", platform: Platform | None = None) 
         notes=f"\n\nNote: {op.notes.strip()}" if op.notes.strip() else "",
         functions=_functions(op),
         platform=describe_platform(platform),
-        rules=_template("rules").substitute(work_rule=WORK_RULES[op.work]).strip(),
+        rules=_template("rules").substitute(work_rule=WORK_RULES[op.work] + (SIZE_READ_RULE if op.size_reads else "")
+                                            ).strip(),
         judging=_template("judging").substitute(k_rms=f"{t.k_rms:g}", k_max=f"{t.k_max:g}",
                                                 ulps=f"{t.floor_ulps:g}",
                                                 compare_rule=COMPARE_RULES[op.compare]).strip(),

@@ -247,6 +247,9 @@ class Operator:
     # For compare="distribution": what the outputs say about the law the inputs define
     # (`verify.statistics.Law`: inputs before the call, outputs -> `Draws`).
     law: Callable[[Overload, Mapping[str, Any], list[Any]], Any] | None = None
+    # Scalars host code may read per call (`.item()`) where an output's size depends on input
+    # values (the True count of a bool mask): ATen reads them too, to allocate the output.
+    size_reads: int = 0
 
     @property
     def timed(self) -> bool:

@@ -359,7 +359,7 @@ class CaseRunner:
             with self.binding:
                 self.binding.call(ov, args, kwargs)
 
-        found = profile_call(call, self.monitor.names, self.op.work)
+        found = profile_call(call, self.monitor.names, self.op.work, self.op.size_reads > 0)
         return found.describe() if found.foreign else None
 
     def _null_is_correct(self, ov: Overload, snapshot: dict[str, Any], reference: list[Any],

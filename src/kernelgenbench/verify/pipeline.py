@@ -54,7 +54,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     if not cases:
         return verdict(Status.INFRA_ERROR, f"{op.id} has no cases for sizes {list(plan.sizes)}", layer="plan")
     if "static" in plan.checks:
-        findings = scan(path.read_text(encoding="utf-8"), op.work)
+        findings = scan(path.read_text(encoding="utf-8"), op.work, op.size_reads > 0)
         if findings:
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
             return verdict(Status.HACK_STATIC, f"L1 static scan: {findings[0].describe()}{more}. To comply: "
@@ -72,7 +72,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
     trace = None
     if monitor is not None and "trace" in plan.checks:
         own = frozenset(f"aten::{ov.name}" for ov in op.overloads) if op.source == "aten" else frozenset()
-        trace = OpTrace(op.work, monitor, own)
+        trace = OpTrace(op.work, monitor, own, op.size_reads)
 
     def around() -> ExitStack:
         """Inside every call of a candidate function: the op trace, and the ghost replay's poison."""

@@ -42,7 +42,8 @@ class Profile:
                 f"{RULES['profile'].comply}")
 
 
-def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "compute") -> Profile:
+def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "compute",
+                 size_reads: bool = False) -> Profile:
     """Profile one call and name the kernels that neither the candidate launched nor the rule lets
     host code launch for an operator whose work is `work`."""
     from torch.profiler import ProfilerActivity, profile
@@ -60,6 +61,6 @@ def profile_call(call: Callable[[], Any], triton_names: set[str], work: str = "c
         if not any(name == t or name.startswith(t + "_") or name.startswith(t) for t in triton_names)
         and not (work in ("compute", "random") and ALLOWED_LIBRARY_KERNELS.search(name))
         and not (work == "random" and SEED_KERNELS.search(name))
-        and not (allows(work, Action.READ) and TO_HOST.search(name))
+        and not ((size_reads or allows(work, Action.READ)) and TO_HOST.search(name))
     ))
     return Profile(kernels, foreign)

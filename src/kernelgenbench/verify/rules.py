@@ -8,7 +8,9 @@ operator's values. Where the operator's work *is* moving or creating data (`Oper
 and read metadata: the copy or fill must be a Triton kernel. Where the work is reading a value
 into Python ("read": `item`), host code may also move it to the host and read it, and nothing else.
 Where the work is drawing random values ("random"), host code may do what compute may and draw
-the kernel's seed from the generator: `torch.randint` of at most `SEED_LIMIT` values.
+the kernel's seed from the generator: `torch.randint` of at most `SEED_LIMIT` values. Where an
+output's size depends on input values (`Operator.size_reads`: a bool mask's True count), host
+code may read that many scalars with `.item()` to allocate it, as ATen does.
 The three layers judge the same actions with the same table, so a line L1 lets through is not
 failed by L4 for the same reason, and each verdict names the rule that fired and how to comply.
 """
@@ -67,9 +69,11 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          f"operator's host code may draw that seed from the generator: `torch.randint(0, 2**31 - 1, (n,), "
          f"generator=generator, device=x.device)` with n <= {SEED_LIMIT}"),
     Rule("host-read", "Host code read tensor values into Python (`.item()`, `.tolist()`, `int(t)`, `if t:`), "
-         "where they can be computed on without a kernel.",
+         "where they can be computed on without a kernel (or, for an operator whose output size depends "
+         "on its inputs, more values than the sizes it needs).",
          "pass the tensor to the kernel and read it there (`tl.load`); Python scalars given as arguments "
-         "may be used freely"),
+         "may be used freely; where an output's size depends on the inputs, count in a kernel and read "
+         "only the count (`.item()`)"),
     Rule("import", "The file imports a module other than torch, triton (triton.language and its submodules, "
          "such as triton.language.extra.libdevice), math and typing.",
          "remove the import; compute in Triton, and use `math` for host-side arithmetic on Python numbers"),
@@ -186,10 +190,16 @@ class Judgement:
     what: str
 
 
-def judge_aten(work: str, name: str, args: tuple, kwargs: dict) -> Judgement | None:
+SIZE_READ_OPS = frozenset({"_local_scalar_dense", "item"})  # one value each
+
+
+def judge_aten(work: str, name: str, args: tuple, kwargs: dict, size_reads: bool = False) -> Judgement | None:
     """L4: whether the torch operator `name`, called from host code with these arguments, is allowed
-    to a candidate of an operator whose work is `work`. None when it is."""
+    to a candidate of an operator whose work is `work` (and which may read output sizes, where
+    `size_reads`: the count of such reads is the trace's to bound). None when it is."""
     action = ATEN_ACTIONS.get(name, Action.COMPUTE)
+    if size_reads and name in SIZE_READ_OPS:
+        return None
     if action is Action.SEED:
         drawn = seed_size(name, args, kwargs)
         if work == "random" and drawn is not None and drawn <= SEED_LIMIT:

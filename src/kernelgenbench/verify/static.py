@@ -92,8 +92,9 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, work: str) -> None:
+    def __init__(self, work: str, size_reads: bool = False) -> None:
         self.work = work
+        self.size_reads = size_reads
         self.findings: list[Finding] = []
         self.aliases: dict[str, str] = {}  # local name -> module path ("tl" -> "triton.language")
         self.module_names: set[str] = set()  # names bound at module level
@@ -285,6 +286,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _check_method(self, node: ast.AST, name: str, via: str = "") -> None:
+        if self.size_reads and name == "item":
+            return  # an output size read (counted by L4); `.tolist()` stays a host read
         action = TENSOR_METHOD_ACTIONS.get(name)
         if action is None:
             if name in _tensor_compute_methods():
@@ -327,14 +330,15 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def scan(source: str, work: str = "compute") -> list[Finding]:
-    """Every rule the file breaks, for an operator whose work is `work`; empty for a clean file.
-    A syntax error is the binder's to report."""
+def scan(source: str, work: str = "compute", size_reads: bool = False) -> list[Finding]:
+    """Every rule the file breaks, for an operator whose work is `work` (and which may read output
+    sizes with `.item()`, where `size_reads`); empty for a clean file. A syntax error is the
+    binder's to report."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    scanner = _Scanner(work)
+    scanner = _Scanner(work, size_reads)
     scanner.visit(tree)
     return sorted(scanner.findings, key=lambda f: f.line)
 

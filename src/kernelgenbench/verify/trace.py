@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .launches import LaunchMonitor, op_name
-from .rules import RULES, judge_aten
+from .rules import RULES, SIZE_READ_OPS, Judgement, judge_aten
 
 
 @dataclass
@@ -25,6 +25,7 @@ class OpTrace:
     work: str
     monitor: LaunchMonitor
     own: frozenset[str] = frozenset()
+    size_reads: int = 0  # scalars a call may read (`Operator.size_reads`)
     forbidden: Counter[tuple[str, str]] = field(default_factory=Counter)  # (rule, "aten::op: what") -> calls
 
     def mode(self) -> TorchDispatchMode:
@@ -40,9 +41,12 @@ class OpTrace:
 
 
 class _Mode(TorchDispatchMode):
+    """One per call of the candidate, so reads are counted per call."""
+
     def __init__(self, trace: OpTrace):
         super().__init__()
         self.trace = trace
+        self.reads = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001 - torch's protocol
         kwargs = kwargs or {}
@@ -50,7 +54,12 @@ class _Mode(TorchDispatchMode):
             name = op_name(func)
             qualified = f"aten::{name}.{func._overloadname}" if func._overloadname != "default" else f"aten::{name}"
             if qualified not in self.trace.own:  # another overload of the candidate, routed to its own code
-                found = judge_aten(self.trace.work, name, args, kwargs)
+                found = judge_aten(self.trace.work, name, args, kwargs, self.trace.size_reads > 0)
+                if found is None and self.trace.size_reads and name in SIZE_READ_OPS:
+                    self.reads += 1
+                    if self.reads > self.trace.size_reads:
+                        found = Judgement("host-read", f"reads more than the {self.trace.size_reads} value(s) "
+                                                       "the output sizes need")
                 if found is not None:
                     self.trace.forbidden[(found.rule, f"{qualified} {found.what}")] += 1
         return func(*args, **kwargs)

@@ -7,6 +7,7 @@ the native overload on meta tensors, so no out-shape rule is written twice.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -23,6 +24,8 @@ def blank(v: Any, device: str) -> Any:
     if isinstance(v, TensorSpec):
         if v.dist in ("index", "unique"):
             return torch.zeros(v.shape, dtype=v.dtype, device=device)
+        if v.dist == "mask":  # as many True values as the draw will have: they decide the shape
+            return (torch.arange(math.prod(v.shape), device=device) < int(v.high)).reshape(v.shape)
         return torch.empty(v.shape, dtype=v.dtype, device=device)
     if isinstance(v, OutputSpec):
         return torch.empty(v.shape, dtype=v.dtype, device=device)
@@ -155,7 +158,7 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
                   reference: dict[str, Any] | None = None,
                   traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None,
                   work: Work = "compute", compare: Compare = "values",
-                  law: Callable[[Overload, Any, list[Any]], Any] | None = None) -> Operator:
+                  law: Callable[[Overload, Any, list[Any]], Any] | None = None, size_reads: int = 0) -> Operator:
     """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
     ovs = tuple(
         replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
@@ -174,6 +177,7 @@ def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
         work=work,
         compare=compare,
         law=law,
+        size_reads=size_reads,
     )
 
 

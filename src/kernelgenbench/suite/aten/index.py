@@ -327,17 +327,22 @@ INDEX = {
         ((3, 5, 17), [(2, 1), None, (4,)]), ((3, 5, 17), [None, (2, 3), (3,)]), ((3, 5, 17), [None, (4,)]),
         ((3, 5, 17), [(2, 2)]), ((0, 4), [None, (3,)]), ((6, 0), [(2,)]), ((33, 65), [(0,)]),
         ((2, 3, 4, 5), [None, (3,), None, (2, 1)]), ((4, 300), [(2,), (2,)]), ((50, 64), [(8, 3)]),
+        ((33, 65), [("mask", 2, 300)]), ((33, 65), [("mask", 1, 20)]), ((3, 5, 17), [None, ("mask", 2, 30)]),
+        ((3, 5, 17), [("mask", 1, 2), (2,)]), ((3, 5, 17), [("mask", 1, 0)]), ((9,), [("mask", 1, 9)]),
     ],
     "large": [((50257, 1024), [(4, 1024)]), ((64, 1024, 33), [None, (513,), None]),
-              ((1024, 4097), [(2048,), None]), ((1000, 4097), [(777, 1), (1, 64)])],
+              ((1024, 4097), [(2048,), None]), ((1000, 4097), [(777, 1), (1, 64)]),
+              ((1024, 4097), [None, ("mask", 1, 1500)])],
     "perf": [((128256, 4096), [(8192,)]), ((16, 4096, 128), [None, (2048,)]),
-             ((4096, 8192), [(4096, 1), (4096, 256)]), ((32, 8192, 256), [(32, 1), (32, 2048)])],
+             ((4096, 8192), [(4096, 1), (4096, 256)]), ((32, 8192, 256), [(32, 1), (32, 2048)]),
+             ((8, 4096, 1024), [("mask", 2, 16384)])],
 }
 
 
 def index_sampler(ov: Overload, size: Size):
     """Index tensors (int64 and int32, some negative, some non-contiguous) that broadcast, with
-    None slots before, between and after them; self of any dtype and layout."""
+    None slots before, between and after them, and bool masks (alone, after a None, beside an
+    index tensor, none or all True); self of any dtype and layout."""
     perf = size == "perf"
     layouts = cycle(("contiguous",) if perf else LAYOUTS)
     index_layouts = cycle(("contiguous",) if perf else INDEX_LAYOUTS)
@@ -348,13 +353,20 @@ def index_sampler(ov: Overload, size: Size):
     def grid() -> Iterator[dict[str, Any]]:
         for shape, entries in tiers(ov, size, INDEX):
             indices: list[TensorSpec | None] = []
-            for d, entry in enumerate(entries):
+            d = 0
+            for entry in entries:
                 if entry is None:
                     indices.append(None)
-                    continue
-                extent, negative = shape[d], next(signs)
-                indices.append(TensorSpec(entry, next(kinds), fit(next(index_layouts), entry), "index",
-                                          -extent if negative else 0, max(extent, 1)))
+                    d += 1
+                elif entry[:1] == ("mask",):  # a bool mask over the next k dims, with `count` True values
+                    _, k, count = entry
+                    indices.append(TensorSpec(shape[d:d + k], BOOL, dist="mask", high=count))
+                    d += k
+                else:
+                    extent, negative = shape[d], next(signs)
+                    indices.append(TensorSpec(entry, next(kinds), fit(next(index_layouts), entry), "index",
+                                              -extent if negative else 0, max(extent, 1)))
+                    d += 1
             yield {"self": drawn(shape, next(dtypes), next(layouts)), "indices": indices}
 
     return samples_of(ov, grid())
@@ -525,13 +537,13 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "index": partial(aten_operator, "index", "index",
                      "Advanced indexing, self[indices]: the index tensors (int64 or int32, negative counting "
                      "from the end) broadcast together and pick elements along the dims they stand for; None "
-                     "slices a dim whole. Where None separates index tensors, the broadcast dims come first "
-                     "(numpy's rule); otherwise they replace the indexed dims in place.",
-                     functional_perf(index_sampler), traffic=index_traffic,
-                     notes=NOTES_INDEX + " Bool (and uint8) masks are not drawn: the result's size is then the "
-                           "number of True values, which host code would have to read (`.item()`), and the "
-                           "host-code rule forbids reading values for a compute operator. An all-None list and "
-                           "a 0-d self make ATen raise: not drawn."),
+                     "slices a dim whole; a bool mask over k dims stands for the indices of its True "
+                     "values. Where None separates index tensors, the broadcast dims come first (numpy's "
+                     "rule); otherwise they replace the indexed dims in place.",
+                     functional_perf(index_sampler), traffic=index_traffic, size_reads=1,
+                     notes=NOTES_INDEX + " With a bool mask the result's size is its number of True values: "
+                           "host code may read that one count (`.item()`, counted in a kernel), as ATen does. "
+                           "uint8 masks (deprecated in ATen), an all-None list and a 0-d self are not drawn."),
     "index_put_": partial(aten_operator, "index_put_", "index", PUT_DOC, put_sampler, tolerance=SUM_TOLERANCE,
                           traffic=put_traffic, notes=NOTES_PUT),
     "_index_put_impl_": partial(aten_operator, "_index_put_impl_", "index",
