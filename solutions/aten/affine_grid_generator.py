@@ -17,12 +17,13 @@ BLOCK = 1024
 
 @triton.jit
 def _coord(i, n, ALIGN: tl.constexpr):
-    num = (2 * i - (n - 1)).to(tl.float32)
+    size = i * 0 + n  # a tensor even where n is a constexpr (Triton specialises an argument of 1)
+    num = (2 * i - (size - 1)).to(tl.float32)
     if ALIGN:
-        den = tl.maximum(n - 1, 1).to(tl.float32)
+        den = tl.maximum(size - 1, 1).to(tl.float32)
     else:
-        den = n.to(tl.float32)
-    return tl.where(n > 1, num / den, 0.0)
+        den = size.to(tl.float32)
+    return tl.where(size > 1, num / den, 0.0)
 
 
 @triton.jit

@@ -61,7 +61,7 @@ def _finish_kernel(part_ptr, out_ptr, parts, count, MEAN: tl.constexpr, BLOCK: t
     i = tl.arange(0, BLOCK)
     total = tl.sum(tl.load(part_ptr + i, mask=i < parts, other=0.0), axis=0)
     if MEAN:
-        total = total / count.to(tl.float64)
+        total = total / count  # int (a constexpr where it is 1) promotes to float64 exactly
     # via float32: the interpreter cannot cast float64 to bfloat16 directly
     tl.store(out_ptr, total.to(tl.float32).to(out_ptr.dtype.element_ty))
 

@@ -52,7 +52,7 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
     if dt.is_complex:
         return torch.complex(one(), one()).to(dt)
     if spec.dist == "special":
-        return _plant_specials(one(), gen).to(dt)
+        return _positive_nan(_plant_specials(one(), gen).to(dt))
     if spec.dist == "endpoints":
         pick = torch.randint(0, 8, shape, generator=gen, device=gen.device)
         values = torch.where(pick == 0, spec.low, torch.where(pick == 1, spec.high, one()))
@@ -111,6 +111,13 @@ def _plant_specials(values: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     for i, v in enumerate(SPECIALS):
         values = torch.where(pick == i, torch.tensor(v, dtype=values.dtype, device=values.device), values)
     return values
+
+
+def _positive_nan(t: torch.Tensor) -> torch.Tensor:
+    """NaN with its sign bit clear: the CPU's float32 -> bfloat16 cast makes 0xFFFF, a negative NaN,
+    which CUDA's radix sort puts before every number (pytorch/pytorch#190781) while ATen's
+    contract, and its CPU kernel, put NaN after; a planted NaN is the plain one."""
+    return torch.where(t.isnan(), torch.full((), float("nan"), dtype=t.dtype, device=t.device), t)
 
 
 def make_tensor(spec: TensorSpec, gen: torch.Generator, device: str) -> torch.Tensor:
