@@ -29,9 +29,9 @@ def test_every_case_is_a_valid_reference_call(op):
                 _call(ov, case, "meta")
             except (TypeError, NotImplementedError, RuntimeError) as e:  # no meta kernel (or `item` of one)
                 if case.size != "small":
-                    if isinstance(e, RuntimeError):
+                    if isinstance(e, RuntimeError) and not isinstance(e, NotImplementedError):
                         raise
-                    continue  # torch has no working meta kernel here; the small tier checks it for real
+                    continue  # no meta kernel (or a data-dependent shape); the small tier checks it for real
                 _call(ov, case, "cpu")
         except Exception as e:  # noqa: BLE001 - collect every malformed case
             failures.append(f"{case.name}: {type(e).__name__}: {e}")
