@@ -392,11 +392,11 @@ def swap_blocks() -> Operator:
 COPY_CASES: dict[str, list[BlockMove]] = {
     "small": [
         BlockMove(2, 6, 6, (2, 16, 16), f32, 1),
-        BlockMove(3, 8, 8, (1, 64, 16), f16, 2),
+        BlockMove(3, 6, 6, (1, 32, 16), f16, 2),
         BlockMove(1, 3, 3, (3, 32, 8), bf16, 3),
         BlockMove(4, 9, 9, (2, 8, 4), f32, 2),
         BlockMove(2, 5, 5, (2, 16, 16), bf16, 1),
-        BlockMove(3, 7, 7, (1, 128, 16), f16, 1),
+        BlockMove(2, 4, 4, (1, 128, 16), f16, 1),
     ],
     "large": [
         BlockMove(256, 1024, 1024, (8, 128, 16), bf16, 4),
