@@ -55,11 +55,18 @@ def _data(op: Operator) -> Operator:
     return dataclasses.replace(op, work="data")
 
 
-def _written_slots(slot_mapping: torch.Tensor, block_size: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(tokens kept, their blocks, their offsets in the block) for the non-negative slots."""
-    keep = (slot_mapping >= 0).nonzero().squeeze(1)
-    slots = slot_mapping[keep]
-    return keep, slots // block_size, slots % block_size
+def _slot_index(slot_mapping: torch.Tensor, block_size: int, num_blocks: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(block, offset in the block) of every token; a padding token's block is `num_blocks`, a
+    scratch block past the cache (no data-dependent shapes, so the cases check on meta tensors)."""
+    blocks = torch.where(slot_mapping < 0, num_blocks, slot_mapping.div(block_size, rounding_mode="floor"))
+    return blocks, slot_mapping.remainder(block_size)
+
+
+def _scatter(cache: torch.Tensor, write: Callable[[torch.Tensor], None]) -> None:
+    """`write` into the cache with one scratch block appended, then keep the real blocks."""
+    extended = torch.cat([cache, cache[:1]])
+    write(extended)
+    cache.copy_(extended[:-1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,20 +147,23 @@ PAGED_CASES = {size: [c for c in cases if c.heads * c.head_size * torch.empty(()
 def reshape_and_cache_reference(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor,
                                 value_cache: torch.Tensor, slot_mapping: torch.Tensor, kv_cache_dtype: str,
                                 k_scale: torch.Tensor, v_scale: torch.Tensor) -> None:
+    n = slot_mapping.shape[0]
     _, heads, head_size = key.shape
     x = key_cache.shape[4]
-    keep, blocks, offsets = _written_slots(slot_mapping, key_cache.shape[3])
-    k = key.index_select(0, keep).reshape(-1, heads, head_size // x, x)
-    key_cache[blocks, :, :, offsets, :] = k.to(key_cache.dtype)
-    value_cache[blocks, :, :, offsets] = value.index_select(0, keep).to(value_cache.dtype)
+    blocks, offsets = _slot_index(slot_mapping, key_cache.shape[3], key_cache.shape[0])
+    k = key[:n].reshape(n, heads, head_size // x, x).to(key_cache.dtype)
+    _scatter(key_cache, lambda c: c.__setitem__((blocks, slice(None), slice(None), offsets), k))
+    v = value[:n].to(value_cache.dtype)
+    _scatter(value_cache, lambda c: c.__setitem__((blocks, slice(None), slice(None), offsets), v))
 
 
 def reshape_and_cache_flash_reference(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor,
                                       value_cache: torch.Tensor, slot_mapping: torch.Tensor, kv_cache_dtype: str,
                                       k_scale: torch.Tensor, v_scale: torch.Tensor) -> None:
-    keep, blocks, offsets = _written_slots(slot_mapping, key_cache.shape[1])
-    key_cache[blocks, offsets] = key.index_select(0, keep).to(key_cache.dtype)
-    value_cache[blocks, offsets] = value.index_select(0, keep).to(value_cache.dtype)
+    n = slot_mapping.shape[0]
+    blocks, offsets = _slot_index(slot_mapping, key_cache.shape[1], key_cache.shape[0])
+    for rows, cache in ((key[:n], key_cache), (value[:n], value_cache)):
+        _scatter(cache, lambda c, r=rows.to(cache.dtype): c.index_put_((blocks, offsets), r))
 
 
 def reshape_and_cache_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
@@ -274,9 +284,10 @@ MLA_CASES: dict[str, list[MlaWrite]] = {
 
 def concat_and_cache_mla_reference(kv_c: torch.Tensor, k_pe: torch.Tensor, kv_cache: torch.Tensor,
                                    slot_mapping: torch.Tensor, kv_cache_dtype: str, scale: torch.Tensor) -> None:
-    keep, blocks, offsets = _written_slots(slot_mapping, kv_cache.shape[1])
-    rows = torch.cat([kv_c.index_select(0, keep), k_pe.index_select(0, keep)], dim=1)
-    kv_cache[blocks, offsets] = rows.to(kv_cache.dtype)
+    n = slot_mapping.shape[0]
+    blocks, offsets = _slot_index(slot_mapping, kv_cache.shape[1], kv_cache.shape[0])
+    rows = torch.cat([kv_c[:n], k_pe[:n]], dim=1).to(kv_cache.dtype)
+    _scatter(kv_cache, lambda c: c.index_put_((blocks, offsets), rows))
 
 
 def concat_and_cache_mla_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
