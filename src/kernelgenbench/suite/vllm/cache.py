@@ -102,7 +102,7 @@ class KvWrite:
         }
 
     def paged(self) -> dict[str, object]:
-        x = 16 // torch.empty((), dtype=self.dtype).element_size()
+        x = 16 // self.dtype.itemsize
         nb, h, d, bs = self.num_blocks, self.heads, self.head_size, self.block_size
         return self.common((nb, h, d // x, bs, x), (nb, h, d, bs))
 
@@ -138,10 +138,9 @@ KV_CASES: dict[str, list[KvWrite]] = {
     ],
 }
 
-# vLLM 0.13's reshape_and_cache runs one thread per x-chunk of a token's row, with at most 512 of
-# them and no loop, so rows of more than 512 chunks would be left partly unwritten: not drawn.
-PAGED_CASES = {size: [c for c in cases if c.heads * c.head_size * torch.empty((), dtype=c.dtype).element_size()
-                      <= 512 * 16] for size, cases in KV_CASES.items()}
+# vLLM 0.13's reshape_and_cache runs one thread per x-chunk (16 bytes) of a token's row, with at
+# most 512 of them and no loop, so a row of more than 8 KiB would be left partly unwritten.
+PAGED_ROW_BYTES = 512 * 16
 
 
 def reshape_and_cache_reference(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor,
@@ -167,7 +166,8 @@ def reshape_and_cache_flash_reference(key: torch.Tensor, value: torch.Tensor, ke
 
 
 def reshape_and_cache_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
-    for c in PAGED_CASES[size]:
+    for c in KV_CASES[size]:
+        assert c.heads * c.head_size * c.dtype.itemsize <= PAGED_ROW_BYTES, c
         yield sample(c.paged())
 
 
@@ -202,7 +202,8 @@ def reshape_and_cache() -> Operator:
         reference=reshape_and_cache_reference,
         sampler=reshape_and_cache_sampler,
         tolerance=EXACT,
-        notes=KV_WRITE_NOTES,
+        notes=KV_WRITE_NOTES + (" A token's row is at most 8 KiB (heads * head_size * element size): vLLM 0.13's "
+                                "kernel leaves longer rows partly unwritten."),
         ov_doc=("key, value [T', heads, head_size]; key_cache [num_blocks, heads, head_size/x, block_size, x] "
                 "(x = 16 bytes / element size), value_cache [num_blocks, heads, head_size, block_size], both of "
                 "key's dtype; slot_mapping int64 [T] with T <= T'; kv_cache_dtype 'auto'; k_scale, v_scale float32 "
@@ -423,7 +424,7 @@ COPY_CASES: dict[str, list[BlockMove]] = {
 
 def _paged_shapes(c: BlockMove) -> tuple[tuple[int, ...], tuple[int, ...]]:
     heads, head_size, block_size = c.block_shape
-    x = 16 // torch.empty((), dtype=c.dtype).element_size()
+    x = 16 // c.dtype.itemsize
     return ((c.num_blocks, heads, head_size // x, block_size, x), (c.num_blocks, heads, head_size, block_size))
 
 
