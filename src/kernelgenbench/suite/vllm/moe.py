@@ -1,0 +1,311 @@
+"""Mixture-of-experts routing as vLLM 0.13 does it: `topk_softmax`, `moe_sum`, `moe_align_block_size`.
+
+Semantics from vLLM's csrc/moe/torch_bindings.cpp (the `_moe_C` schemas), vllm/_custom_ops.py
+(the Python signatures), csrc/moe/topk_softmax_kernels.cu, csrc/moe/moe_align_sum_kernels.cu and
+vllm/model_executor/layers/fused_moe/moe_align_block_size.py (how callers size the buffers).
+
+- topk_softmax: softmax over the experts in float32, then the k largest probabilities in
+  descending order; equal probabilities go to the lower expert index first (the kernel's
+  arg-max reduction prefers the lower index). token_expert_indices[t, j] = j * num_tokens + t.
+  With `renormalize` the k weights are divided by their sum.
+- moe_sum: output[t] = sum over k of input[t, k]; for top-k 2 to 4 the kernel adds in the
+  working dtype (each partial sum rounded), otherwise it calls at::sum_out (float32 accumulation).
+- moe_align_block_size: tokens (flat positions of topk_ids) grouped by expert, each expert's
+  group padded to a multiple of block_size; the padding value and every unused slot of
+  sorted_token_ids is numel(topk_ids), experts_ids holds each block's expert and 0 past the
+  last used block, num_tokens_post_pad[0] is the padded total.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+
+from ..build import SUM_TOLERANCE, sample
+from ..spec import Operator, OutputSpec, Overload, Param, Sample, Size, TensorSpec
+from .family import compute_dtype, vllm_operator
+
+f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
+i32, i64 = torch.int32, torch.int64
+
+
+# ---------------------------------------------------------------------------------- topk_softmax
+
+@dataclass(frozen=True)
+class Gate:
+    """One topk_softmax call: gating_output [tokens, experts] in `dtype`, top `k`."""
+
+    tokens: int
+    experts: int
+    k: int
+    dtype: torch.dtype
+    renormalize: bool
+    ids: torch.dtype = i32
+
+    def values(self) -> dict[str, object]:
+        shape = (self.tokens, self.experts)
+        # float32 logits are pairwise distinct (at least 4 float32 ulps of probability apart), so
+        # the chosen experts never hinge on the last bit of an exp; fp16/bf16 normals tie often,
+        # and the tie rule (lower expert first) is judged there.
+        dist = "distinct" if self.dtype == f32 else "normal"
+        return {
+            "topk_weights": OutputSpec((self.tokens, self.k), f32),
+            "topk_ids": OutputSpec((self.tokens, self.k), self.ids),
+            "token_expert_indices": OutputSpec((self.tokens, self.k), i32),
+            "gating_output": TensorSpec(shape, self.dtype, dist=dist),
+            "renormalize": self.renormalize,
+        }
+
+
+GATES: dict[str, list[Gate]] = {
+    "small": [
+        Gate(1, 8, 2, f32, False),
+        Gate(7, 8, 2, bf16, True),
+        Gate(5, 64, 6, f16, False),
+        Gate(3, 128, 8, f32, True, i64),
+        Gate(4, 256, 8, bf16, True),
+        Gate(9, 60, 4, f16, True),
+        Gate(6, 16, 1, bf16, False, i64),
+        Gate(3, 8, 8, f32, True),
+        Gate(11, 72, 6, bf16, False),
+        Gate(0, 8, 2, f16, True),
+    ],
+    "large": [
+        Gate(4096, 8, 2, bf16, True),
+        Gate(4096, 256, 8, f32, True),
+        Gate(2048, 128, 8, f16, False, i64),
+        Gate(1000, 64, 6, bf16, False),
+    ],
+    "perf": [
+        Gate(1, 8, 2, bf16, True),
+        Gate(64, 256, 8, bf16, True),
+        Gate(8192, 8, 2, bf16, True),
+        Gate(8192, 64, 6, bf16, False),
+        Gate(8192, 128, 8, bf16, True),
+        Gate(8192, 256, 8, f32, True),
+    ],
+}
+
+
+def topk_softmax_reference(topk_weights: torch.Tensor, topk_ids: torch.Tensor, token_expert_indices: torch.Tensor,
+                           gating_output: torch.Tensor, renormalize: bool = False) -> None:
+    tokens, k = topk_weights.shape
+    probs = torch.softmax(gating_output.to(compute_dtype(gating_output.dtype)), dim=-1)
+    # a stable descending sort keeps equal probabilities in expert order: vLLM's tie rule
+    order = torch.sort(probs, dim=-1, descending=True, stable=True).indices[:, :k]
+    weights = probs.gather(1, order)
+    if renormalize:
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+    topk_weights.copy_(weights)
+    topk_ids.copy_(order)
+    rows = torch.arange(tokens, dtype=torch.int64, device=topk_ids.device)
+    cols = torch.arange(k, dtype=torch.int64, device=topk_ids.device)
+    token_expert_indices.copy_(cols[None, :] * tokens + rows[:, None])
+
+
+def topk_softmax_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for g in GATES[size]:
+        yield sample(g.values())
+
+
+def topk_softmax() -> Operator:
+    return vllm_operator(
+        "topk_softmax", "moe",
+        "MoE router: softmax over experts, then the top-k experts and their weights per token.",
+        params=(
+            Param("topk_weights", "Tensor!", writes=True),
+            Param("topk_ids", "Tensor!", writes=True),
+            Param("token_expert_indices", "Tensor!", writes=True),
+            Param("gating_output", "Tensor"),
+            Param("renormalize", "bool", has_default=True, default=False),
+        ),
+        signature=("topk_softmax(topk_weights: torch.Tensor, topk_ids: torch.Tensor, "
+                   "token_expert_indices: torch.Tensor, gating_output: torch.Tensor, "
+                   "renormalize: bool = False) -> None"),
+        reference=topk_softmax_reference,
+        sampler=topk_softmax_sampler,
+        ov_doc=("gating_output [tokens, experts] float32/float16/bfloat16, contiguous; outputs "
+                "[tokens, k], contiguous: topk_weights float32, topk_ids int32 or int64, "
+                "token_expert_indices int32. p = softmax(gating_output.float(), -1); per token the k "
+                "largest p in descending order (equal p: lower expert index first) go to topk_weights "
+                "and their expert indices to topk_ids; with renormalize the k weights are divided by "
+                "their sum. token_expert_indices[t, j] = j * tokens + t. Returns None."),
+        notes=("vLLM 0.13's schema (later versions add an optional bias). float32 cases draw pairwise "
+               "distinct logits so the chosen experts are unambiguous; fp16/bf16 cases draw normals and "
+               "judge vLLM's tie rule (lower expert first). topk_ids in uint32 (also accepted by vLLM) "
+               "is not drawn."),
+    )
+
+
+# ---------------------------------------------------------------------------------------- moe_sum
+
+MOE_SUM: dict[str, list[tuple[tuple[int, int, int], torch.dtype]]] = {
+    "small": [((1, 2, 8), f32), ((7, 2, 33), f16), ((5, 3, 65), bf16), ((4, 4, 130), f32),
+              ((3, 6, 64), f16), ((2, 8, 100), bf16), ((6, 1, 16), f32), ((0, 2, 16), bf16)],
+    "large": [((4096, 2, 4096), bf16), ((1024, 8, 2048), f32), ((513, 6, 1408), f16)],
+    "perf": [((1, 2, 4096), bf16), ((8192, 2, 4096), bf16), ((4096, 8, 7168), bf16), ((8192, 6, 2048), f16)],
+}
+
+
+def moe_sum_reference(input: torch.Tensor, output: torch.Tensor) -> None:
+    k = input.shape[1]
+    if 2 <= k <= 4:
+        acc = input[:, 0]
+        for j in range(1, k):
+            acc = acc + input[:, j]
+        output.copy_(acc)
+    else:
+        output.copy_(input.sum(dim=1))
+
+
+def moe_sum_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for (tokens, k, hidden), dtype in MOE_SUM[size]:
+        yield sample({"input": TensorSpec((tokens, k, hidden), dtype),
+                      "output": OutputSpec((tokens, hidden), dtype)})
+
+
+def moe_sum() -> Operator:
+    return vllm_operator(
+        "moe_sum", "moe",
+        "Sum of each token's expert outputs: output[t] = sum_k input[t, k].",
+        params=(Param("input", "Tensor"), Param("output", "Tensor!", writes=True)),
+        signature="moe_sum(input: torch.Tensor, output: torch.Tensor) -> None",
+        reference=moe_sum_reference,
+        sampler=moe_sum_sampler,
+        ov_doc=("input [tokens, topk, hidden] and output [tokens, hidden], contiguous, one float dtype. "
+                "output[t, h] = sum over k of input[t, k, h] (vLLM adds in the working dtype for topk "
+                "2 to 4; accumulating in float32 is at least as accurate). Returns None."),
+        tolerance=SUM_TOLERANCE,
+    )
+
+
+# --------------------------------------------------------------------------- moe_align_block_size
+
+@dataclass(frozen=True)
+class Align:
+    """One moe_align_block_size call: topk_ids [tokens, k] over `experts`, buffers sized as vLLM's
+    caller sizes them."""
+
+    tokens: int
+    k: int
+    experts: int
+    block_size: int
+    ids: torch.dtype = i32
+    repeats: bool = False
+
+    def padded(self) -> int:
+        numel = self.tokens * self.k
+        most = numel + self.experts * (self.block_size - 1)
+        return min(numel * self.block_size, most) if numel < self.experts else most
+
+    def values(self) -> dict[str, object]:
+        shape = (self.tokens, self.k)
+        dist = "index" if self.repeats else "unique"
+        size = self.padded()
+        return {
+            "topk_ids": TensorSpec(shape, self.ids, dist=dist, low=0, high=self.experts, along=1),
+            "num_experts": self.experts,
+            "block_size": self.block_size,
+            "sorted_token_ids": OutputSpec((size,), i32),
+            "experts_ids": OutputSpec((math.ceil(size / self.block_size),), i32),
+            "num_tokens_post_pad": OutputSpec((1,), i32),
+        }
+
+
+ALIGNS: dict[str, list[Align]] = {
+    "small": [
+        Align(1, 2, 8, 16),
+        Align(7, 2, 8, 4),
+        Align(5, 6, 64, 16, i64),
+        Align(3, 8, 256, 16),
+        Align(33, 2, 8, 16),
+        Align(40, 8, 128, 32),
+        Align(17, 6, 60, 8, i64),
+        Align(150, 8, 256, 64),
+        Align(300, 4, 16, 16, i32, True),
+        Align(0, 2, 8, 16),
+    ],
+    "large": [
+        Align(4096, 2, 8, 64),
+        Align(4096, 8, 256, 64),
+        Align(8192, 6, 64, 128, i64),
+    ],
+    "perf": [
+        Align(1, 8, 256, 16),
+        Align(64, 8, 256, 16),
+        Align(8192, 2, 8, 64),
+        Align(8192, 6, 64, 64),
+        Align(8192, 8, 128, 64),
+        Align(8192, 8, 256, 64),
+    ],
+}
+
+
+def moe_align_block_size_reference(topk_ids: torch.Tensor, num_experts: int, block_size: int,
+                                   sorted_token_ids: torch.Tensor, experts_ids: torch.Tensor,
+                                   num_tokens_post_pad: torch.Tensor) -> None:
+    ids = topk_ids.reshape(-1).to(torch.int64)
+    numel = ids.numel()
+    counts = torch.bincount(ids, minlength=num_experts)
+    padded = (counts + block_size - 1) // block_size * block_size
+    starts = torch.cumsum(padded, 0) - padded
+    first = torch.cumsum(counts, 0) - counts
+    order = torch.sort(ids, stable=True).indices
+    experts = ids[order]
+    dest = starts[experts] + torch.arange(numel, device=ids.device) - first[experts]
+    sorted_token_ids.fill_(numel)
+    sorted_token_ids[dest] = order.to(sorted_token_ids.dtype)
+    total = int(padded.sum())
+    blocks = torch.repeat_interleave(torch.arange(num_experts, device=ids.device), padded // block_size)
+    experts_ids.zero_()
+    experts_ids[: total // block_size] = blocks.to(experts_ids.dtype)
+    num_tokens_post_pad.fill_(total)
+
+
+def moe_align_block_size_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for a in ALIGNS[size]:
+        yield sample(a.values())
+
+
+def moe_align_block_size() -> Operator:
+    return vllm_operator(
+        "moe_align_block_size", "moe",
+        "Group the (token, expert) pairs by expert, each expert's group padded to a multiple of block_size.",
+        params=(
+            Param("topk_ids", "Tensor"),
+            Param("num_experts", "int"),
+            Param("block_size", "int"),
+            Param("sorted_token_ids", "Tensor!", writes=True),
+            Param("experts_ids", "Tensor!", writes=True),
+            Param("num_tokens_post_pad", "Tensor!", writes=True),
+        ),
+        signature=("moe_align_block_size(topk_ids: torch.Tensor, num_experts: int, block_size: int, "
+                   "sorted_token_ids: torch.Tensor, experts_ids: torch.Tensor, "
+                   "num_tokens_post_pad: torch.Tensor) -> None"),
+        reference=moe_align_block_size_reference,
+        sampler=moe_align_block_size_sampler,
+        ov_doc=("topk_ids [tokens, k] int32 or int64 in [0, num_experts), contiguous; int32 outputs: "
+                "sorted_token_ids [S], experts_ids [ceil(S / block_size)], num_tokens_post_pad [1]. "
+                "With numel = tokens * k, c_e = how many entries of topk_ids equal e and "
+                "p_e = ceil(c_e / block_size) * block_size, expert e owns sorted_token_ids[o_e : o_e + p_e] "
+                "with o_e = p_0 + ... + p_(e-1): its first c_e slots hold the flat positions i of "
+                "topk_ids.flatten() equal to e in increasing order, and every other slot of "
+                "sorted_token_ids (padding and the unused tail) holds numel. experts_ids[b] = e for the "
+                "blocks b of e's range and 0 for every block past the total; num_tokens_post_pad[0] = "
+                "sum of p_e. Returns None."),
+        notes=("Order within an expert: vLLM's general kernel places tokens with atomics (any order), "
+               "its small-batch kernel (numel < 1024, experts <= 64) in a thread-strided order; the "
+               "harness has no per-record canonicalisation, so the contract is increasing flat position, "
+               "one of the general kernel's possible results (fused_moe is indifferent to it). The "
+               "expert_map argument of later versions and ids outside [0, num_experts) are not drawn."),
+    )
+
+
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "topk_softmax": topk_softmax,
+    "moe_sum": moe_sum,
+    "moe_align_block_size": moe_align_block_size,
+}
