@@ -11,8 +11,8 @@ import triton.language as tl
 
 
 @triton.jit
-def _topk_softmax_kernel(w_ptr, ids_ptr, src_ptr, gate_ptr, n_tokens, n_experts, k,
-                         RENORMALIZE: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_K: tl.constexpr):
+def _topk_softmax_kernel(w_ptr, ids_ptr, src_ptr, gate_ptr, n_tokens, n_experts, k, RENORMALIZE: tl.constexpr,
+                         BLOCK_T: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_K: tl.constexpr):
     rows = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
     row_ok = rows < n_tokens
     cols = tl.arange(0, BLOCK_E)
