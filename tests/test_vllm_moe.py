@@ -11,7 +11,7 @@ from kernelgenbench.suite import registry
 from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 
-IDS = ("vllm::topk_softmax", "vllm::moe_sum", "vllm::moe_align_block_size")
+IDS = ("vllm::topk_softmax", "vllm::moe_sum", "vllm::moe_align_block_size", "vllm::batched_moe_align_block_size")
 
 
 def _cases(op_id: str, size: str | None = None):
@@ -164,3 +164,32 @@ def test_moe_align_padding_is_drawn() -> None:
     v = materialize(case.sample.values, 0, "cpu")
     counts = torch.bincount(v["topk_ids"].flatten().long(), minlength=v["num_experts"])
     assert bool(((counts % 16) != 0).any())
+
+
+def test_batched_align_grid_draws_the_semantics() -> None:
+    cases = [c.sample.values for c in _cases("vllm::batched_moe_align_block_size")]
+    for v in cases:  # what vLLM checks: the buffers' sizes and a whole number of blocks
+        e, m, bs = v["expert_num_tokens"].shape[0], v["max_tokens_per_batch"], v["block_size"]
+        assert (e * m) % bs == 0 and e <= 1024
+        assert v["sorted_ids"].shape == (e * max(bs, m),)
+        assert v["expert_ids"].shape == (e * max(bs, m) // bs,)
+        assert v["expert_num_tokens"].low == 0 and v["expert_num_tokens"].high == m + 1  # empty and full
+    small = [v for c, v in zip(_cases("vllm::batched_moe_align_block_size"), cases) if c.size == "small"]
+    assert any(v["block_size"] > v["max_tokens_per_batch"] for v in small)
+    assert any(v["max_tokens_per_batch"] % v["block_size"] for v in small)  # padding inside the batch
+    assert any(v["block_size"] == 1 for v in small)
+
+
+def test_batched_align_reference_brute_force() -> None:
+    ov = registry.get("vllm::batched_moe_align_block_size").overloads[0]
+    m, bs = 6, 4
+    counts = torch.tensor([0, 5, 6, 1], dtype=torch.int32)
+    size = 4 * max(m, bs)
+    sorted_ids = torch.full((size,), -7, dtype=torch.int32)
+    blocks = torch.full((size // bs,), -7, dtype=torch.int32)
+    total = torch.full((1,), -7, dtype=torch.int32)
+    ov.reference(m, bs, counts, sorted_ids, blocks, total)
+    s = 4 * m  # the sentinel
+    assert sorted_ids.tolist() == [6, 7, 8, 9, 10, s, s, s, 12, 13, 14, 15, 16, 17, s, s, 18, s, s, s] + [s] * 4
+    assert blocks.tolist() == [1, 1, 2, 2, 3, -1]
+    assert total.tolist() == [20]

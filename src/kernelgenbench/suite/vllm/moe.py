@@ -1,4 +1,5 @@
-"""Mixture-of-experts routing as vLLM 0.13 does it: `topk_softmax`, `moe_sum`, `moe_align_block_size`.
+"""Mixture-of-experts routing as vLLM 0.13 does it: `topk_softmax`, `moe_sum`, `moe_align_block_size`,
+`batched_moe_align_block_size`.
 
 Semantics from vLLM's csrc/moe/torch_bindings.cpp (the `_moe_C` schemas), vllm/_custom_ops.py
 (the Python signatures), csrc/moe/topk_softmax_kernels.cu, csrc/moe/moe_align_sum_kernels.cu and
@@ -14,6 +15,8 @@ vllm/model_executor/layers/fused_moe/moe_align_block_size.py (how callers size t
   group padded to a multiple of block_size; the padding value and every unused slot of
   sorted_token_ids is numel(topk_ids), experts_ids holds each block's expert and 0 past the
   last used block, num_tokens_post_pad[0] is the padded total.
+- batched_moe_align_block_size: the same for tokens already grouped by expert in fixed-size
+  batches; unused slots hold num_experts * max_tokens_per_batch and unused blocks -1.
 """
 
 from __future__ import annotations
@@ -304,8 +307,96 @@ def moe_align_block_size() -> Operator:
     )
 
 
+# ------------------------------------------------------------------- batched_moe_align_block_size
+
+@dataclass(frozen=True)
+class Batched:
+    """One batched_moe_align_block_size call: `experts` batches of at most `max_tokens` tokens each
+    (the layout of batched expert-parallel MoE), buffers sized as vLLM's caller sizes them."""
+
+    experts: int
+    max_tokens: int
+    block_size: int
+
+    def values(self) -> dict[str, object]:
+        size = self.experts * max(self.block_size, self.max_tokens)
+        return {
+            "max_tokens_per_batch": self.max_tokens,
+            "block_size": self.block_size,
+            "expert_num_tokens": TensorSpec((self.experts,), i32, dist="index", low=0, high=self.max_tokens + 1),
+            "sorted_ids": OutputSpec((size,), i32),
+            "expert_ids": OutputSpec((size // self.block_size,), i32),
+            "num_tokens_post_pad": OutputSpec((1,), i32),
+        }
+
+
+# vLLM requires experts * max_tokens to be a multiple of block_size, and at most 1024 batches.
+BATCHES: dict[str, list[Batched]] = {
+    "small": [Batched(1, 16, 16), Batched(4, 8, 16), Batched(5, 48, 16), Batched(8, 64, 32), Batched(3, 7, 1),
+              Batched(16, 24, 64), Batched(6, 100, 8), Batched(2, 3, 2)],
+    "large": [Batched(64, 512, 64), Batched(256, 128, 16)],
+    "perf": [Batched(8, 64, 16), Batched(32, 1024, 64), Batched(256, 256, 64), Batched(64, 8192, 128)],
+}
+
+
+def batched_moe_align_block_size_reference(max_tokens_per_batch: int, block_size: int,
+                                           expert_num_tokens: torch.Tensor, sorted_ids: torch.Tensor,
+                                           expert_ids: torch.Tensor, num_tokens_post_pad: torch.Tensor) -> None:
+    counts = expert_num_tokens.to(torch.int64)
+    experts = counts.numel()
+    padded = (counts + block_size - 1) // block_size * block_size
+    starts = torch.cumsum(padded, 0) - padded
+    total = int(padded.sum())
+    sorted_ids.fill_(experts * max_tokens_per_batch)
+    expert_ids.fill_(-1)
+    dev = counts.device
+    owner = torch.repeat_interleave(torch.arange(experts, device=dev), counts)
+    within = torch.arange(owner.numel(), device=dev) - (torch.cumsum(counts, 0) - counts)[owner]
+    sorted_ids[starts[owner] + within] = (owner * max_tokens_per_batch + within).to(sorted_ids.dtype)
+    blocks = torch.repeat_interleave(torch.arange(experts, device=dev), padded // block_size)
+    expert_ids[: total // block_size] = blocks.to(expert_ids.dtype)
+    num_tokens_post_pad.fill_(total)
+
+
+def batched_moe_align_block_size_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for b in BATCHES[size]:
+        yield sample(b.values())
+
+
+def batched_moe_align_block_size() -> Operator:
+    return vllm_operator(
+        "batched_moe_align_block_size", "moe",
+        "moe_align_block_size for batched (expert-major) MoE input: each expert's token count padded to block_size.",
+        params=(
+            Param("max_tokens_per_batch", "int"),
+            Param("block_size", "int"),
+            Param("expert_num_tokens", "Tensor"),
+            Param("sorted_ids", "Tensor!", writes=True),
+            Param("expert_ids", "Tensor!", writes=True),
+            Param("num_tokens_post_pad", "Tensor!", writes=True),
+        ),
+        signature=("batched_moe_align_block_size(max_tokens_per_batch: int, block_size: int, "
+                   "expert_num_tokens: torch.Tensor, sorted_ids: torch.Tensor, expert_ids: torch.Tensor, "
+                   "num_tokens_post_pad: torch.Tensor) -> None"),
+        reference=batched_moe_align_block_size_reference,
+        sampler=batched_moe_align_block_size_sampler,
+        ov_doc=("expert_num_tokens int32 [E] (E <= 1024), each in [0, max_tokens_per_batch]; E * "
+                "max_tokens_per_batch is a multiple of block_size; int32 outputs sorted_ids "
+                "[E * max(block_size, max_tokens_per_batch)], expert_ids [len(sorted_ids) / block_size], "
+                "num_tokens_post_pad [1]. With n_e = expert_num_tokens[e], p_e = ceil(n_e / block_size) * "
+                "block_size and o_e = p_0 + ... + p_(e-1): sorted_ids[o_e + i] = e * max_tokens_per_batch + i "
+                "for i < n_e; every other slot of sorted_ids holds E * max_tokens_per_batch; "
+                "expert_ids[o_e / block_size + j] = e for j < p_e / block_size and -1 past the last used "
+                "block; num_tokens_post_pad[0] = sum of p_e. Returns None."),
+        notes=("Follows csrc/moe/moe_align_sum_kernels.cu (batched_moe_align_block_size_kernel): every slot "
+               "is written, so the whole buffers are judged. Token counts above max_tokens_per_batch and "
+               "E * max_tokens_per_batch not a multiple of block_size (vLLM checks it) are not drawn."),
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "topk_softmax": topk_softmax,
     "moe_sum": moe_sum,
     "moe_align_block_size": moe_align_block_size,
+    "batched_moe_align_block_size": batched_moe_align_block_size,
 }
