@@ -11,7 +11,8 @@ from kernelgenbench.suite import registry
 from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 
-IDS = ("vllm::topk_softmax", "vllm::moe_sum", "vllm::moe_align_block_size", "vllm::batched_moe_align_block_size")
+IDS = ("vllm::topk_softmax", "vllm::moe_sum", "vllm::moe_align_block_size", "vllm::batched_moe_align_block_size",
+       "vllm::grouped_topk")
 
 
 def _cases(op_id: str, size: str | None = None):
@@ -193,3 +194,55 @@ def test_batched_align_reference_brute_force() -> None:
     assert sorted_ids.tolist() == [6, 7, 8, 9, 10, s, s, s, 12, 13, 14, 15, 16, 17, s, s, 18, s, s, s] + [s] * 4
     assert blocks.tolist() == [1, 1, 2, 2, 3, -1]
     assert total.tolist() == [20]
+
+
+def test_grouped_topk_grid_draws_the_semantics() -> None:
+    cases = [(c.size, c.sample.values) for c in _cases("vllm::grouped_topk")]
+    small = [v for size, v in cases if size == "small"]
+    assert {v["scoring_func"] for v in small} == {0, 1}
+    assert {v["renormalize"] for v in small} == {True, False}
+    assert any(v["num_expert_group"] == 1 for v in small) and any(v["topk_group"] == v["num_expert_group"]
+                                                                    for v in small)
+    assert any(v["topk"] == v["scores"].shape[1] for v in small)  # every expert of every group
+    assert {1.0, 2.5} <= {v["routed_scaling_factor"] for v in small}
+    assert any(v["scores"].shape[1] % 2 ** 5 for v in small)  # experts not a power of two
+    for _, v in cases:
+        e, g = v["scores"].shape[1], v["num_expert_group"]
+        assert e % g == 0 and e // g >= 2 and g <= 32 and v["topk"] <= v["topk_group"] * e // g
+        assert v["scores"].dist == v["bias"].dist == "distinct"
+        if v["scoring_func"] == 1:  # far-apart draws: float32 sigmoids keep their order
+            assert math.prod(v["scores"].shape) <= 2 ** 14
+    assert any(v["scores"].shape == (8192, 256) for size, v in cases if size == "perf")
+
+
+def _brute_grouped(s: list[float], bias: list[float], groups: int, topk_group: int, topk: int,
+                   renormalize: bool, scale: float) -> tuple[list[float], list[int]]:
+    b = [x + y for x, y in zip(s, bias)]
+    per = len(s) // groups
+    gscore = [sum(sorted(b[g * per:(g + 1) * per], reverse=True)[:2]) for g in range(groups)]
+    kept = sorted(range(groups), key=lambda g: (-gscore[g], g))[:topk_group]
+    experts = [e for e in range(len(s)) if e // per in kept]
+    ids = sorted(experts, key=lambda e: (-b[e], e))[:topk]
+    w = [s[e] for e in ids]
+    if renormalize:
+        w = [x / (sum(w) + 1e-20) for x in w]
+    return [x * scale for x in w], ids
+
+
+@pytest.mark.parametrize("sigmoid", [False, True])
+def test_grouped_topk_reference_brute_force(sigmoid: bool) -> None:
+    ov = registry.get("vllm::grouped_topk").overloads[0]
+    torch.manual_seed(3)
+    scores = torch.randn(5, 24, dtype=torch.float64)
+    bias = torch.randn(24, dtype=torch.float64) / 4
+    scores[0, :] = 0.0  # every score equal: lower groups and experts first
+    bias[:] = torch.where(torch.arange(24) % 5 == 0, 0.0, bias)
+    w, ids = ov.reference(scores, 6, 3, 5, True, 2.5, bias, int(sigmoid))
+    assert ids.dtype == torch.int32
+    for t in range(5):
+        s = scores[t].tolist()
+        if sigmoid:
+            s = [1 / (1 + math.exp(-x)) for x in s]
+        want_w, want_ids = _brute_grouped(s, bias.tolist(), 6, 3, 5, True, 2.5)
+        assert ids[t].tolist() == want_ids
+        torch.testing.assert_close(w[t], torch.tensor(want_w, dtype=torch.float64), rtol=1e-12, atol=0)

@@ -1,5 +1,5 @@
 """Mixture-of-experts routing as vLLM 0.13 does it: `topk_softmax`, `moe_sum`, `moe_align_block_size`,
-`batched_moe_align_block_size`.
+`batched_moe_align_block_size`, `grouped_topk`.
 
 Semantics from vLLM's csrc/moe/torch_bindings.cpp (the `_moe_C` schemas), vllm/_custom_ops.py
 (the Python signatures), csrc/moe/topk_softmax_kernels.cu, csrc/moe/moe_align_sum_kernels.cu and
@@ -17,6 +17,7 @@ vllm/model_executor/layers/fused_moe/moe_align_block_size.py (how callers size t
   last used block, num_tokens_post_pad[0] is the padded total.
 - batched_moe_align_block_size: the same for tokens already grouped by expert in fixed-size
   batches; unused slots hold num_experts * max_tokens_per_batch and unused blocks -1.
+- grouped_topk (csrc/moe/grouped_topk_kernels.cu): DeepSeek-V3's no-aux-loss routing; see its doc.
 """
 
 from __future__ import annotations
@@ -394,9 +395,133 @@ def batched_moe_align_block_size() -> Operator:
     )
 
 
+# ---------------------------------------------------------------------------------- grouped_topk
+
+@dataclass(frozen=True)
+class Grouped:
+    """One grouped_topk call (DeepSeek-style routing) over float32 scores [tokens, experts]."""
+
+    tokens: int
+    experts: int
+    groups: int
+    topk_group: int
+    topk: int
+    renormalize: bool
+    scaling: float
+    sigmoid: bool
+
+    def values(self) -> dict[str, object]:
+        return {
+            "scores": TensorSpec((self.tokens, self.experts), f32, dist="distinct"),
+            "num_expert_group": self.groups,
+            "topk_group": self.topk_group,
+            "topk": self.topk,
+            "renormalize": self.renormalize,
+            "routed_scaling_factor": self.scaling,
+            "bias": TensorSpec((self.experts,), f32, dist="distinct"),
+            "scoring_func": int(self.sigmoid),
+        }
+
+
+# Sigmoid cases keep tokens * experts small: the distinct draws are then far apart (2^-12 or
+# more), so float32 sigmoids never reorder them and near-equal group scores stay improbable.
+GROUPED: dict[str, list[Grouped]] = {
+    "small": [
+        Grouped(1, 256, 8, 4, 8, True, 2.5, True),
+        Grouped(5, 256, 8, 4, 8, True, 2.5, True),
+        Grouped(7, 160, 8, 3, 6, False, 16.0, False),
+        Grouped(3, 64, 1, 1, 6, True, 2.446, True),
+        Grouped(9, 64, 4, 2, 4, False, 1.0, False),
+        Grouped(4, 96, 3, 2, 5, True, 1.0, True),
+        Grouped(6, 32, 16, 5, 3, False, 1.5, True),
+        Grouped(2, 16, 4, 4, 16, True, 1.0, False),
+        Grouped(0, 256, 8, 4, 8, True, 2.5, True),
+    ],
+    "large": [
+        Grouped(2048, 256, 8, 4, 8, False, 2.5, False),
+        Grouped(1024, 160, 8, 3, 6, False, 16.0, False),
+        Grouped(16, 256, 8, 4, 8, True, 2.5, True),
+    ],
+    "perf": [
+        Grouped(1, 256, 8, 4, 8, True, 2.5, True),
+        Grouped(64, 256, 8, 4, 8, True, 2.5, True),
+        Grouped(8192, 256, 8, 4, 8, False, 2.5, False),
+        Grouped(8192, 160, 8, 3, 6, False, 16.0, False),
+    ],
+}
+
+
+def grouped_topk_reference(scores: torch.Tensor, num_expert_group: int, topk_group: int, topk: int,
+                           renormalize: bool, routed_scaling_factor: float, bias: torch.Tensor,
+                           scoring_func: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    work = compute_dtype(scores.dtype)
+    s = scores.to(work)
+    if scoring_func == 1:
+        s = torch.sigmoid(s)
+    biased = s + bias.to(work)
+    tokens, experts = biased.shape
+    per_group = experts // num_expert_group
+    grouped = biased.view(tokens, num_expert_group, per_group)
+    group_scores = grouped.topk(min(2, per_group), dim=-1).values.sum(dim=-1)
+    # stable descending sorts: among equal scores the lower group / expert index wins, as in vLLM
+    chosen = torch.sort(group_scores, dim=-1, descending=True, stable=True).indices[:, :topk_group]
+    keep = torch.zeros_like(group_scores, dtype=torch.bool).scatter_(1, chosen, True)
+    masked = biased.masked_fill(~keep.repeat_interleave(per_group, dim=1), float("-inf"))
+    ids = torch.sort(masked, dim=-1, descending=True, stable=True).indices[:, :topk]
+    weights = s.gather(1, ids)
+    if renormalize:
+        weights = weights / (weights.sum(dim=-1, keepdim=True) + 1e-20)
+    return weights * routed_scaling_factor, ids.to(torch.int32)
+
+
+def grouped_topk_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for g in GROUPED[size]:
+        yield sample(g.values())
+
+
+def grouped_topk() -> Operator:
+    return vllm_operator(
+        "grouped_topk", "moe",
+        "DeepSeek-style grouped top-k routing: best groups by their top-2 biased scores, then the best experts.",
+        params=(
+            Param("scores", "Tensor"),
+            Param("num_expert_group", "int"),
+            Param("topk_group", "int"),
+            Param("topk", "int"),
+            Param("renormalize", "bool"),
+            Param("routed_scaling_factor", "float"),
+            Param("bias", "Tensor"),
+            Param("scoring_func", "int", has_default=True, default=0),
+        ),
+        signature=("grouped_topk(scores: torch.Tensor, num_expert_group: int, topk_group: int, topk: int, "
+                   "renormalize: bool, routed_scaling_factor: float, bias: torch.Tensor, "
+                   "scoring_func: int = 0) -> tuple[torch.Tensor, torch.Tensor]"),
+        reference=grouped_topk_reference,
+        sampler=grouped_topk_sampler,
+        ov_doc=("scores [tokens, E] and bias [E] (e_score_correction_bias), float32, contiguous; "
+                "num_expert_group G divides E (G <= 32, E / G >= 2), topk <= topk_group * E / G. "
+                "s = sigmoid(scores) if scoring_func == 1 else scores (0: already scored); b = s + bias. "
+                "Each group's score is the sum of its two largest b (its largest b twice if they are "
+                "equal); the topk_group best groups are kept (equal scores: lower group first); among "
+                "their experts the topk largest b, in descending order of b (equal: lower expert first), "
+                "give topk_indices (int32 [tokens, topk]) and topk_values = s at those experts (float32 "
+                "[tokens, topk]), divided by (their sum + 1e-20) if renormalize, times "
+                "routed_scaling_factor. Returns (topk_values, topk_indices)."),
+        notes=("Schema of _moe_C.grouped_topk with the fused scoring function (csrc/moe/grouped_topk_kernels.cu, "
+               "vllm/_custom_ops.py); the selection follows the kernel's stable warp top-k. Only float32 "
+               "scores and bias are drawn, pairwise distinct: the choice of experts hinges on sums and, "
+               "for fp16/bf16, on values the kernel rounds to the working dtype, which a float64 truth "
+               "cannot reproduce, so half-precision scores are not judged. Sigmoid cases keep "
+               "tokens * experts small (far-apart draws, so float32 roundoff never reorders experts). "
+               "All-non-finite rows (vLLM's fallback to experts 0..topk-1) and one-expert groups (no second "
+               "score: vLLM's group score is then not finite) are not drawn."),
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "topk_softmax": topk_softmax,
     "moe_sum": moe_sum,
     "moe_align_block_size": moe_align_block_size,
     "batched_moe_align_block_size": batched_moe_align_block_size,
+    "grouped_topk": grouped_topk,
 }
