@@ -107,12 +107,14 @@ def test_moe_sum_grid_and_reference() -> None:
     assert torch.equal(out, (x[:, 0] + x[:, 1]) + x[:, 2])
 
 
-def _brute_align(ids: list[int], experts: int, block: int, size: int) -> tuple[list[int], list[int], int]:
+def _brute_align(ids: list[int], experts: int, block: int, size: int,
+                 emap: list[int] | None = None) -> tuple[list[int], list[int], int]:
     numel = len(ids)
+    local = [emap[x] if emap else x for x in ids]
     sorted_ids: list[int] = []
     blocks: list[int] = []
     for e in range(experts):
-        mine = [i for i, x in enumerate(ids) if x == e]
+        mine = [i for i, x in enumerate(local) if x == e]
         padded = -(-len(mine) // block) * block
         sorted_ids += mine + [numel] * (padded - len(mine))
         blocks += [e] * (padded // block)
@@ -121,8 +123,10 @@ def _brute_align(ids: list[int], experts: int, block: int, size: int) -> tuple[l
             blocks + [0] * (-(-size // block) - len(blocks)), total)
 
 
-@pytest.mark.parametrize("tokens,k,experts,block", [(7, 2, 8, 4), (3, 8, 256, 16), (40, 4, 16, 8), (1, 1, 4, 2)])
-def test_moe_align_reference_brute_force(tokens: int, k: int, experts: int, block: int) -> None:
+@pytest.mark.parametrize("tokens,k,experts,block,mapped", [(7, 2, 8, 4, False), (3, 8, 256, 16, False),
+                                                           (40, 4, 16, 8, False), (1, 1, 4, 2, False),
+                                                           (30, 4, 16, 8, True), (5, 2, 8, 4, True)])
+def test_moe_align_reference_brute_force(tokens: int, k: int, experts: int, block: int, mapped: bool) -> None:
     ov = registry.get("vllm::moe_align_block_size").overloads[0]
     topk = torch.stack([torch.randperm(experts)[:k] for _ in range(tokens)]).to(torch.int32)
     numel = tokens * k
@@ -132,8 +136,10 @@ def test_moe_align_reference_brute_force(tokens: int, k: int, experts: int, bloc
     sorted_ids = torch.full((size,), -7, dtype=torch.int32)
     blocks = torch.full((-(-size // block),), -7, dtype=torch.int32)
     total = torch.full((1,), -7, dtype=torch.int32)
-    ov.reference(topk, experts, block, sorted_ids, blocks, total)
-    want_sorted, want_blocks, want_total = _brute_align(topk.flatten().tolist(), experts, block, size)
+    emap = torch.randint(-1, experts // 2, (experts,), dtype=torch.int32) if mapped else None
+    ov.reference(topk, experts, block, sorted_ids, blocks, total, emap)
+    want_sorted, want_blocks, want_total = _brute_align(topk.flatten().tolist(), experts, block, size,
+                                                        emap.tolist() if mapped else None)
     assert sorted_ids.tolist() == want_sorted
     assert blocks.tolist() == want_blocks
     assert total.tolist() == [want_total]
@@ -150,6 +156,9 @@ def test_moe_align_grid_draws_the_semantics() -> None:
     assert any(math.prod(v["topk_ids"].shape) < 1024 and v["num_experts"] <= 64 for v in small)
     assert any(v["num_experts"] > 64 for v in small)
     assert any(v["topk_ids"].dist == "index" for v in small)  # repeated experts within a token
+    maps = [v["expert_map"] for v in small if v["expert_map"] is not None]  # expert parallelism
+    assert maps and all(m.dtype == torch.int32 and m.low == -1 and m.dist == "index" for m in maps)
+    assert any(v["expert_map"] is None for v in small)
     for v in small:  # the buffers are sized as vLLM's caller sizes them
         size = v["sorted_token_ids"].shape[0]
         assert v["experts_ids"].shape == (-(-size // v["block_size"]),)

@@ -4,7 +4,7 @@ The flat ids are cut into chunks. Per chunk, a one-hot reduction counts each exp
 program scans those counts down the chunks (each chunk's offset inside every expert) and over
 the experts (each expert's padded start); then every chunk places its tokens at
 start[e] + offset[chunk, e] + (earlier equal ids in the chunk), so tokens of an expert keep
-increasing order without atomics.
+increasing order without atomics. With an expert_map, ids are mapped first and -1s dropped.
 """
 
 import torch
@@ -24,10 +24,20 @@ def _fill_kernel(ptr, n, value, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def _chunk_counts_kernel(ids_ptr, counts_ptr, numel, n_experts, CHUNK: tl.constexpr, BLOCK_E: tl.constexpr):
+def _experts_of(ids_ptr, map_ptr, offs, numel, HAS_MAP: tl.constexpr):
+    """Each entry's (local) expert, -1 past the end and for experts mapped to another rank."""
+    ids = tl.load(ids_ptr + offs, mask=offs < numel, other=-1).to(tl.int32)
+    if HAS_MAP:
+        ids = tl.load(map_ptr + ids, mask=ids >= 0, other=-1)
+    return ids
+
+
+@triton.jit
+def _chunk_counts_kernel(ids_ptr, map_ptr, counts_ptr, numel, n_experts, HAS_MAP: tl.constexpr,
+                         CHUNK: tl.constexpr, BLOCK_E: tl.constexpr):
     c = tl.program_id(0)
     offs = c * CHUNK + tl.arange(0, CHUNK)
-    ids = tl.load(ids_ptr + offs, mask=offs < numel, other=-1).to(tl.int32)
+    ids = _experts_of(ids_ptr, map_ptr, offs, numel, HAS_MAP)
     experts = tl.arange(0, BLOCK_E)
     hits = (ids[:, None] == experts[None, :]).to(tl.int32)
     tl.store(counts_ptr + c * n_experts + experts, tl.sum(hits, axis=0), mask=experts < n_experts)
@@ -55,12 +65,13 @@ def _scan_kernel(counts_ptr, offsets_ptr, starts_ptr, ends_ptr, total_ptr, n_chu
 
 
 @triton.jit
-def _place_kernel(ids_ptr, offsets_ptr, starts_ptr, sorted_ptr, numel, n_experts, CHUNK: tl.constexpr):
+def _place_kernel(ids_ptr, map_ptr, offsets_ptr, starts_ptr, sorted_ptr, numel, n_experts, HAS_MAP: tl.constexpr,
+                  CHUNK: tl.constexpr):
     c = tl.program_id(0)
     lanes = tl.arange(0, CHUNK)
     offs = c * CHUNK + lanes
-    ok = offs < numel
-    ids = tl.load(ids_ptr + offs, mask=ok, other=-1).to(tl.int32)
+    ids = _experts_of(ids_ptr, map_ptr, offs, numel, HAS_MAP)
+    ok = ids >= 0
     same = (ids[:, None] == ids[None, :]) & (lanes[None, :] < lanes[:, None])
     rank = tl.sum(same.to(tl.int32), axis=1)
     safe = tl.where(ok, ids, 0)
@@ -82,7 +93,8 @@ def _experts_kernel(ends_ptr, total_ptr, experts_ptr, n_blocks, n_experts, block
 
 
 def moe_align_block_size(topk_ids: torch.Tensor, num_experts: int, block_size: int, sorted_token_ids: torch.Tensor,
-                         experts_ids: torch.Tensor, num_tokens_post_pad: torch.Tensor) -> None:
+                         experts_ids: torch.Tensor, num_tokens_post_pad: torch.Tensor,
+                         expert_map: torch.Tensor | None = None) -> None:
     ids = topk_ids.reshape(-1)
     numel = ids.numel()
     n_chunks = triton.cdiv(numel, CHUNK)
@@ -92,15 +104,19 @@ def moe_align_block_size(topk_ids: torch.Tensor, num_experts: int, block_size: i
     offsets = torch.empty_like(counts)
     starts = torch.empty(num_experts, dtype=torch.int32, device=dev)
     ends = torch.empty_like(starts)
+    has_map = expert_map is not None
+    emap = expert_map if has_map else ids
     n_sorted = sorted_token_ids.numel()
     if n_sorted:
         _fill_kernel[(triton.cdiv(n_sorted, FILL),)](sorted_token_ids, n_sorted, numel, BLOCK=FILL)
     if n_chunks:
-        _chunk_counts_kernel[(n_chunks,)](ids, counts, numel, num_experts, CHUNK=CHUNK, BLOCK_E=block_e)
+        _chunk_counts_kernel[(n_chunks,)](ids, emap, counts, numel, num_experts, HAS_MAP=has_map, CHUNK=CHUNK,
+                                          BLOCK_E=block_e)
     _scan_kernel[(1,)](counts, offsets, starts, ends, num_tokens_post_pad, n_chunks, num_experts, block_size,
                        BLOCK_C=BLOCK_C, BLOCK_E=block_e, num_warps=8)
     if n_chunks:
-        _place_kernel[(n_chunks,)](ids, offsets, starts, sorted_token_ids, numel, num_experts, CHUNK=CHUNK)
+        _place_kernel[(n_chunks,)](ids, emap, offsets, starts, sorted_token_ids, numel, num_experts,
+                                   HAS_MAP=has_map, CHUNK=CHUNK)
     n_blocks = experts_ids.numel()
     if n_blocks:
         _experts_kernel[(triton.cdiv(n_blocks, BLOCK_B),)](ends, num_tokens_post_pad, experts_ids, n_blocks,

@@ -199,6 +199,7 @@ class Align:
     block_size: int
     ids: torch.dtype = i32
     repeats: bool = False
+    local: int = 0  # > 0: an expert_map onto `local` local experts (expert parallelism), with -1s
 
     def padded(self) -> int:
         numel = self.tokens * self.k
@@ -216,6 +217,8 @@ class Align:
             "sorted_token_ids": OutputSpec((size,), i32),
             "experts_ids": OutputSpec((math.ceil(size / self.block_size),), i32),
             "num_tokens_post_pad": OutputSpec((1,), i32),
+            "expert_map": (TensorSpec((self.experts,), i32, dist="index", low=-1, high=self.local)
+                           if self.local else None),
         }
 
 
@@ -229,6 +232,8 @@ ALIGNS: dict[str, list[Align]] = {
         Align(40, 8, 128, 32),
         Align(17, 6, 60, 8, i64),
         Align(150, 8, 256, 64),
+        Align(9, 2, 8, 4, i32, False, 2),
+        Align(60, 8, 128, 16, i64, False, 32),
         Align(300, 4, 16, 16, i32, True),
         Align(0, 2, 8, 16),
     ],
@@ -236,6 +241,7 @@ ALIGNS: dict[str, list[Align]] = {
         Align(4096, 2, 8, 64),
         Align(4096, 8, 256, 64),
         Align(8192, 6, 64, 128, i64),
+        Align(4096, 8, 256, 64, i32, False, 32),
     ],
     "perf": [
         Align(1, 8, 256, 16),
@@ -244,22 +250,26 @@ ALIGNS: dict[str, list[Align]] = {
         Align(8192, 6, 64, 64),
         Align(8192, 8, 128, 64),
         Align(8192, 8, 256, 64),
+        Align(8192, 8, 256, 64, i32, False, 32),
     ],
 }
 
 
 def moe_align_block_size_reference(topk_ids: torch.Tensor, num_experts: int, block_size: int,
                                    sorted_token_ids: torch.Tensor, experts_ids: torch.Tensor,
-                                   num_tokens_post_pad: torch.Tensor) -> None:
+                                   num_tokens_post_pad: torch.Tensor, expert_map: torch.Tensor | None = None) -> None:
     ids = topk_ids.reshape(-1).to(torch.int64)
     numel = ids.numel()
-    counts = torch.bincount(ids, minlength=num_experts)
+    if expert_map is not None:
+        ids = expert_map.to(torch.int64)[ids]
+    kept = (ids >= 0).nonzero().squeeze(1)  # entries mapped to -1 live on another rank
+    counts = torch.bincount(ids[kept], minlength=num_experts)
     padded = (counts + block_size - 1) // block_size * block_size
     starts = torch.cumsum(padded, 0) - padded
     first = torch.cumsum(counts, 0) - counts
-    order = torch.sort(ids, stable=True).indices
+    order = kept[torch.sort(ids[kept], stable=True).indices]
     experts = ids[order]
-    dest = starts[experts] + torch.arange(numel, device=ids.device) - first[experts]
+    dest = starts[experts] + torch.arange(order.numel(), device=ids.device) - first[experts]
     sorted_token_ids.fill_(numel)
     sorted_token_ids[dest] = order.to(sorted_token_ids.dtype)
     total = int(padded.sum())
@@ -285,26 +295,30 @@ def moe_align_block_size() -> Operator:
             Param("sorted_token_ids", "Tensor!", writes=True),
             Param("experts_ids", "Tensor!", writes=True),
             Param("num_tokens_post_pad", "Tensor!", writes=True),
+            Param("expert_map", "Tensor?", has_default=True, default=None),
         ),
         signature=("moe_align_block_size(topk_ids: torch.Tensor, num_experts: int, block_size: int, "
                    "sorted_token_ids: torch.Tensor, experts_ids: torch.Tensor, "
-                   "num_tokens_post_pad: torch.Tensor) -> None"),
+                   "num_tokens_post_pad: torch.Tensor, expert_map: torch.Tensor | None = None) -> None"),
         reference=moe_align_block_size_reference,
         sampler=moe_align_block_size_sampler,
         ov_doc=("topk_ids [tokens, k] int32 or int64 in [0, num_experts), contiguous; int32 outputs: "
-                "sorted_token_ids [S], experts_ids [ceil(S / block_size)], num_tokens_post_pad [1]. "
-                "With numel = tokens * k, c_e = how many entries of topk_ids equal e and "
-                "p_e = ceil(c_e / block_size) * block_size, expert e owns sorted_token_ids[o_e : o_e + p_e] "
-                "with o_e = p_0 + ... + p_(e-1): its first c_e slots hold the flat positions i of "
-                "topk_ids.flatten() equal to e in increasing order, and every other slot of "
-                "sorted_token_ids (padding and the unused tail) holds numel. experts_ids[b] = e for the "
-                "blocks b of e's range and 0 for every block past the total; num_tokens_post_pad[0] = "
-                "sum of p_e. Returns None."),
+                "sorted_token_ids [S], experts_ids [ceil(S / block_size)], num_tokens_post_pad [1]; "
+                "expert_map: None or int32 [num_experts] mapping each expert id to a local expert id "
+                "or -1. With an expert_map every entry x of topk_ids stands for expert_map[x] and "
+                "entries mapped to -1 are left out. With numel = tokens * k, c_e = how many entries of "
+                "topk_ids stand for e and p_e = ceil(c_e / block_size) * block_size, expert e owns "
+                "sorted_token_ids[o_e : o_e + p_e] with o_e = p_0 + ... + p_(e-1): its first c_e slots "
+                "hold the flat positions i (in topk_ids.flatten()) of those entries in increasing "
+                "order, and every other slot of sorted_token_ids (padding and the unused tail) holds "
+                "numel. experts_ids[b] = e for the blocks b of e's range and 0 for every block past the "
+                "total; num_tokens_post_pad[0] = sum of p_e. Returns None."),
         notes=("Order within an expert: vLLM's general kernel places tokens with atomics (any order), "
                "its small-batch kernel (numel < 1024, experts <= 64) in a thread-strided order; the "
                "harness has no per-record canonicalisation, so the contract is increasing flat position, "
-               "one of the general kernel's possible results (fused_moe is indifferent to it). The "
-               "expert_map argument of later versions and ids outside [0, num_experts) are not drawn."),
+               "one of the general kernel's possible results (fused_moe is indifferent to it). "
+               "expert_map (optional, as in vLLM's current signature) is drawn as a random map onto "
+               "fewer local experts with some -1s. Ids outside [0, num_experts) are not drawn."),
     )
 
 
