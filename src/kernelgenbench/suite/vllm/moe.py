@@ -258,25 +258,32 @@ ALIGNS: dict[str, list[Align]] = {
 def moe_align_block_size_reference(topk_ids: torch.Tensor, num_experts: int, block_size: int,
                                    sorted_token_ids: torch.Tensor, experts_ids: torch.Tensor,
                                    num_tokens_post_pad: torch.Tensor, expert_map: torch.Tensor | None = None) -> None:
+    # fixed-shape ops only (a stable sort, scatters, searchsorted), so the large cases also run
+    # on meta tensors; entries left out (mapped to -1) go to an extra bucket and an extra slot
     ids = topk_ids.reshape(-1).to(torch.int64)
-    numel = ids.numel()
+    numel, size = ids.numel(), sorted_token_ids.numel()
     if expert_map is not None:
         ids = expert_map.to(torch.int64)[ids]
-    kept = (ids >= 0).nonzero().squeeze(1)  # entries mapped to -1 live on another rank
-    counts = torch.bincount(ids[kept], minlength=num_experts)
+    bucket = torch.where(ids >= 0, ids, num_experts)
+    counts = torch.zeros(num_experts + 1, dtype=torch.int64, device=ids.device)
+    counts.scatter_add_(0, bucket, torch.ones_like(bucket))
     padded = (counts + block_size - 1) // block_size * block_size
-    starts = torch.cumsum(padded, 0) - padded
+    padded[num_experts] = 0
+    ends = torch.cumsum(padded, 0)
+    starts = ends - padded
     first = torch.cumsum(counts, 0) - counts
-    order = kept[torch.sort(ids[kept], stable=True).indices]
-    experts = ids[order]
-    dest = starts[experts] + torch.arange(order.numel(), device=ids.device) - first[experts]
-    sorted_token_ids.fill_(numel)
-    sorted_token_ids[dest] = order.to(sorted_token_ids.dtype)
-    total = int(padded.sum())
-    blocks = torch.repeat_interleave(torch.arange(num_experts, device=ids.device), padded // block_size)
-    experts_ids.zero_()
-    experts_ids[: total // block_size] = blocks.to(experts_ids.dtype)
-    num_tokens_post_pad.fill_(total)
+    order = torch.sort(bucket, stable=True).indices
+    experts = bucket[order]
+    dest = starts[experts] + torch.arange(numel, device=ids.device) - first[experts]
+    dest = torch.where(experts < num_experts, dest, size)
+    slots = torch.full((size + 1,), numel, dtype=sorted_token_ids.dtype, device=ids.device)
+    slots.scatter_(0, dest, order.to(slots.dtype))
+    sorted_token_ids.copy_(slots[:size])
+    total = ends[num_experts]
+    block_starts = torch.arange(experts_ids.numel(), device=ids.device) * block_size
+    owner = torch.searchsorted(ends[:num_experts].contiguous(), block_starts, right=True)
+    experts_ids.copy_(torch.where(block_starts < total, owner, 0))
+    num_tokens_post_pad.copy_(total.reshape(1))
 
 
 def moe_align_block_size_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
@@ -357,20 +364,22 @@ BATCHES: dict[str, list[Batched]] = {
 def batched_moe_align_block_size_reference(max_tokens_per_batch: int, block_size: int,
                                            expert_num_tokens: torch.Tensor, sorted_ids: torch.Tensor,
                                            expert_ids: torch.Tensor, num_tokens_post_pad: torch.Tensor) -> None:
+    # fixed-shape ops only (searchsorted over the segment ends), so it also runs on meta tensors
     counts = expert_num_tokens.to(torch.int64)
     experts = counts.numel()
     padded = (counts + block_size - 1) // block_size * block_size
-    starts = torch.cumsum(padded, 0) - padded
-    total = int(padded.sum())
-    sorted_ids.fill_(experts * max_tokens_per_batch)
-    expert_ids.fill_(-1)
-    dev = counts.device
-    owner = torch.repeat_interleave(torch.arange(experts, device=dev), counts)
-    within = torch.arange(owner.numel(), device=dev) - (torch.cumsum(counts, 0) - counts)[owner]
-    sorted_ids[starts[owner] + within] = (owner * max_tokens_per_batch + within).to(sorted_ids.dtype)
-    blocks = torch.repeat_interleave(torch.arange(experts, device=dev), padded // block_size)
-    expert_ids[: total // block_size] = blocks.to(expert_ids.dtype)
-    num_tokens_post_pad.fill_(total)
+    ends = torch.cumsum(padded, 0)
+    total = ends[-1]
+    slots = torch.arange(sorted_ids.numel(), device=counts.device)
+    owner = torch.searchsorted(ends, slots, right=True).clamp(max=experts - 1)
+    within = slots - (ends - padded)[owner]
+    live = (slots < total) & (within < counts[owner])
+    sentinel = experts * max_tokens_per_batch
+    sorted_ids.copy_(torch.where(live, owner * max_tokens_per_batch + within, sentinel))
+    block_starts = torch.arange(expert_ids.numel(), device=counts.device) * block_size
+    block_owner = torch.searchsorted(ends, block_starts, right=True)
+    expert_ids.copy_(torch.where(block_starts < total, block_owner, -1))
+    num_tokens_post_pad.copy_(total.reshape(1))
 
 
 def batched_moe_align_block_size_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
