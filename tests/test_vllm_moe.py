@@ -47,6 +47,9 @@ def test_topk_softmax_grid_draws_the_semantics() -> None:
     assert any(v["gating_output"].shape[0] == 0 for v in small)
     for v in small:  # float32 logits never tie; half-precision ones judge the tie rule
         assert (v["gating_output"].dist == "distinct") == (v["gating_output"].dtype == torch.float32)
+    for c in _cases("vllm::topk_softmax"):  # distinct float32 logits at least 2^-16 apart
+        g = c.sample.values["gating_output"]
+        assert g.dtype != torch.float32 or (g.dist == "distinct" and math.prod(g.shape) <= 2 ** 16)
     perf = {(v.sample.values["gating_output"].shape[1], v.sample.values["topk_ids"].shape[1])
             for v in _cases("vllm::topk_softmax", "perf")}
     assert {(8, 2), (64, 6), (128, 8), (256, 8)} <= perf

@@ -51,9 +51,10 @@ class Gate:
 
     def values(self) -> dict[str, object]:
         shape = (self.tokens, self.experts)
-        # float32 logits are pairwise distinct (at least 4 float32 ulps of probability apart), so
-        # the chosen experts never hinge on the last bit of an exp; fp16/bf16 normals tie often,
-        # and the tie rule (lower expert first) is judged there.
+        # float32 logits are pairwise distinct, at least 2^-16 apart (tokens * experts <= 2^16,
+        # checked by the tests), so the chosen experts never hinge on the last bits of an
+        # approximate exp; distinct fp16/bf16 values are that far apart anyway, and their normals
+        # tie often, so the tie rule (lower expert first) is judged there.
         dist = "distinct" if self.dtype == f32 else "normal"
         return {
             "topk_weights": OutputSpec((self.tokens, self.k), f32),
@@ -79,7 +80,8 @@ GATES: dict[str, list[Gate]] = {
     ],
     "large": [
         Gate(4096, 8, 2, bf16, True),
-        Gate(4096, 256, 8, f32, True),
+        Gate(256, 256, 8, f32, True),
+        Gate(4096, 256, 8, bf16, True),
         Gate(2048, 128, 8, f16, False, i64),
         Gate(1000, 64, 6, bf16, False),
     ],
@@ -89,7 +91,8 @@ GATES: dict[str, list[Gate]] = {
         Gate(8192, 8, 2, bf16, True),
         Gate(8192, 64, 6, bf16, False),
         Gate(8192, 128, 8, bf16, True),
-        Gate(8192, 256, 8, f32, True),
+        Gate(8192, 256, 8, bf16, True),
+        Gate(8192, 64, 6, f16, False),
     ],
 }
 
@@ -138,7 +141,8 @@ def topk_softmax() -> Operator:
                 "and their expert indices to topk_ids; with renormalize the k weights are divided by "
                 "their sum. token_expert_indices[t, j] = j * tokens + t. Returns None."),
         notes=("vLLM 0.13's schema (later versions add an optional bias). float32 cases draw pairwise "
-               "distinct logits so the chosen experts are unambiguous; fp16/bf16 cases draw normals and "
+               "distinct logits at least 2^-16 apart (so at most 2^16 of them) so the chosen experts are "
+               "unambiguous; fp16/bf16 cases draw normals and "
                "judge vLLM's tie rule (lower expert first). topk_ids in uint32 (also accepted by vLLM) "
                "is not drawn."),
     )
