@@ -32,6 +32,11 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    if "vllm" not in (config.getoption("markexpr") or ""):  # an optional job: `pytest -m vllm`
+        skip = pytest.mark.skip(reason="vLLM CPU twins: `bash scripts/vllm_cpu.sh`, then `pytest -m vllm`")
+        for item in items:
+            if item.get_closest_marker("vllm"):
+                item.add_marker(skip)
     if config.getoption("--sweep") == "full":
         return
     groups: dict[str, list[pytest.Item]] = defaultdict(list)

