@@ -1,0 +1,158 @@
+"""The vLLM quantisation records: the grids draw every mode, and the references round as vLLM does."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from kernelgenbench.suite import registry
+from kernelgenbench.suite.inputs import materialize
+from kernelgenbench.suite.spec import OutputSpec, TensorSpec
+from kernelgenbench.suite.vllm.quant import FP8_MIN_SCALE, QUANT_TOLERANCE
+from kernelgenbench.verify.tolerance import compare
+
+IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant")
+FP8 = torch.float8_e4m3fn
+
+
+def _small(op_id: str):
+    return registry.get(op_id).select_cases(sizes=("small",))
+
+
+@pytest.mark.parametrize("op_id", IDS)
+def test_registered_with_small_cases_in_every_tier(op_id: str) -> None:
+    op = registry.get(op_id)
+    (ov,) = op.overloads
+    assert op.source == "vllm" and op.family == "quant" and ov.func_name == op.name
+    for size in ("small", "large", "perf"):
+        assert op.select_cases(sizes=(size,)), size
+    for case in op.cases:
+        assert list(case.sample.values) == [p.name for p in ov.params]
+        if case.size == "small":
+            numel = sum(math.prod(v.shape) for v in case.sample.values.values()
+                        if isinstance(v, (TensorSpec, OutputSpec)))
+            assert numel <= 20_000, case.name
+
+
+def _fp8_mode(values) -> str:
+    if values["scale"] is not None:
+        return "static"
+    if not values["use_per_token_if_dynamic"]:
+        return "per_tensor"
+    return "per_token_ub" if values["scale_ub"] is not None else "per_token"
+
+
+def test_fp8_grid_draws_every_mode_with_every_dtype_and_an_empty_batch() -> None:
+    cases = [c.sample.values for c in _small("vllm::scaled_fp8_quant")]
+    drawn = {(_fp8_mode(v), v["input"].dtype) for v in cases}
+    for mode in ("static", "per_tensor", "per_token", "per_token_ub"):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            assert (mode, dtype) in drawn
+    assert any(v["input"].layout == "expanded" for v in cases)  # a row stride of 0
+    assert any(v["input"].shape[0] == 0 for v in cases)
+    assert any(v["input"].shape[1] % 2 for v in cases)
+    assert all(v["num_token_padding"] is None for v in cases)
+
+
+def test_fp8_grid_exercises_the_clamp_and_the_scale_ub() -> None:
+    ov = registry.get("vllm::scaled_fp8_quant").overloads[0]
+    clamped = capped = uncapped = 0
+    for i, case in enumerate(_small("vllm::scaled_fp8_quant")):
+        v = materialize(case.sample.values, i, "cpu")
+        if not v["input"].numel():
+            continue
+        x = v["input"].float()
+        if v["scale"] is not None:
+            out, _ = ov.reference(v["input"], v["scale"])
+            clamped += int((x.abs() / v["scale"] > 448).sum())
+            assert (out.float().abs() <= 448).all()
+        elif v["scale_ub"] is not None:
+            rowmax = x.abs().amax(-1)
+            capped += int((rowmax > v["scale_ub"]).sum())
+            uncapped += int((rowmax < v["scale_ub"]).sum())
+    assert clamped and capped and uncapped
+
+
+def test_fp8_reference_rounds_to_nearest_even_after_the_clamp() -> None:
+    ov = registry.get("vllm::scaled_fp8_quant").overloads[0]
+    x = torch.tensor([[1.0625, 1.1875, -1.0625, 500.0, -1000.0, 3 * 2.0 ** -10, 2.0 ** -11, 0.0]])
+    out, scale = ov.reference(x, torch.ones(1))
+    assert out.dtype == FP8
+    expected = [1.0, 1.25, -1.0, 448.0, -448.0, 2.0 ** -8, 0.0, 0.0]
+    assert out.float().reshape(-1).tolist() == expected
+
+
+def test_fp8_static_scale_is_returned_as_given() -> None:
+    ov = registry.get("vllm::scaled_fp8_quant").overloads[0]
+    scale = torch.tensor([0.5])
+    out, got = ov.reference(torch.tensor([[1.0, -3.0]]), scale)
+    assert got is scale and out.float().tolist() == [[2.0, -6.0]]
+
+
+def test_fp8_dynamic_scales() -> None:
+    ov = registry.get("vllm::scaled_fp8_quant").overloads[0]
+    x = torch.tensor([[1.0, -4.0], [0.0, 0.0], [8.96, 0.5]])
+    out, scale = ov.reference(x)
+    assert scale.shape == (1,) and scale.item() == pytest.approx(8.96 / 448, rel=1e-6)
+    assert out[2, 0].float().item() == 448.0
+    out, scales = ov.reference(x, None, None, torch.tensor([2.0]), True)
+    assert scales.shape == (3, 1)
+    # row 0 max 4 is capped at 2; the zero row gets the floor 1 / (448 * 512)
+    assert scales[0, 0].item() == pytest.approx(2 / 448, rel=1e-6)
+    assert scales[1, 0].item() == pytest.approx(FP8_MIN_SCALE, rel=1e-6)
+    assert out[0].float().tolist() == [224.0, -448.0] and out[1].float().tolist() == [0.0, 0.0]
+
+
+def test_fp8_tolerance_rejects_a_truncating_quantiser() -> None:
+    """fp8 outputs are floating, so they are judged by tolerance: a kernel that truncates instead of
+    rounding to nearest must still fail, and one value a code off must pass."""
+    x = torch.randn(64, 256) * 100
+    exact = x.clamp(-448, 448).to(FP8)
+    down = exact.float().abs() > x.abs().clamp(max=448)
+    one_below = (exact.view(torch.uint8) - down.to(torch.uint8) * (exact.float() != 0)).view(FP8)
+    assert not compare(one_below, exact, exact, QUANT_TOLERANCE).ok
+    nudged = exact.clone()
+    nudged.view(torch.uint8)[0, 0] += 1
+    assert compare(nudged, exact, exact, QUANT_TOLERANCE).ok
+
+
+def _int8_mode(values) -> str:
+    static = values["scale"] is not None
+    return ("static" if static else "dynamic") + ("" if values["symmetric"] else "_azp")
+
+
+def test_int8_grid_draws_every_mode_with_every_dtype_and_layout() -> None:
+    cases = [c.sample.values for c in _small("vllm::scaled_int8_quant")]
+    drawn = {(_int8_mode(v), v["input"].dtype) for v in cases}
+    for mode in ("static", "static_azp", "dynamic", "dynamic_azp"):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            assert (mode, dtype) in drawn, (mode, dtype)
+    dynamic_layouts = {v["input"].layout for v in cases if v["scale"] is None}
+    assert {"strided", "expanded"} <= dynamic_layouts and "transposed" not in dynamic_layouts
+    assert all(v["input"].layout == "contiguous" for v in cases if v["scale"] is not None)
+    assert all((v["azp"] is None) == v["symmetric"] for v in cases if v["scale"] is not None)
+    assert any(v["input"].shape[0] == 0 for v in cases)
+
+
+def test_int8_static_rounds_half_to_even_and_saturates() -> None:
+    ov = registry.get("vllm::scaled_int8_quant").overloads[0]
+    x = torch.tensor([[2.5, 3.5, -2.5, 0.5, 126.5, 127.5, 300.0, -300.0]])
+    out, scale, azp = ov.reference(x, torch.ones(1))
+    assert out.tolist() == [[2, 4, -2, 0, 126, 127, 127, -128]] and azp is None
+    out, _, azp = ov.reference(x, torch.ones(1), torch.tensor([3], dtype=torch.int32), False)
+    assert out.tolist() == [[5, 7, 1, 3, 127, 127, 127, -128]] and azp.item() == 3
+
+
+def test_int8_dynamic_matches_hand_computed_rows() -> None:
+    ov = registry.get("vllm::scaled_int8_quant").overloads[0]
+    x = torch.tensor([[-1.0, 0.0, 3.0], [0.0, 0.0, 0.0]])
+    out, scales, azp = ov.reference(x)
+    assert azp is None and out.tolist() == [[-42, 0, 127], [0, 0, 0]]  # -127/3 = -42.33
+    assert scales.shape == (2, 1) and scales[1, 0].item() == 0.0
+    out, scales, azp = ov.reference(x[:1], None, None, False)
+    # s = 4/255; azp = rint(-128 + 63.75) = -64; rint(-63.75) - 64 = -128; rint(191.25) - 64 saturates
+    assert azp.dtype == torch.int32 and azp.tolist() == [[-64]]
+    assert out.tolist() == [[-128, -64, 127]]
+    assert scales[0, 0].item() == pytest.approx(4 / 255, rel=1e-6)
