@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import norm, quant, rotary
+from . import misc, norm, quant, rotary
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (norm, rotary, quant) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in (norm, rotary, quant, misc) for name, factory in fam.OPERATORS.items()
 }
