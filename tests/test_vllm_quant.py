@@ -1,4 +1,5 @@
-"""The vLLM quantisation records: the grids draw every mode, and the references round as vLLM does."""
+"""The vLLM quant and misc records: the grids draw every mode, and the references compute (and
+round) as vLLM's kernels do, checked against hand-computed and brute-force examples."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 from kernelgenbench.suite.vllm.quant import FP8_MIN_SCALE, QUANT_TOLERANCE
 from kernelgenbench.verify.tolerance import compare
 
-IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant")
+IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant", "vllm::permute_cols",
+       "vllm::apply_repetition_penalties_cuda", "vllm::merge_attn_states")
 FP8 = torch.float8_e4m3fn
 
 
@@ -25,7 +27,7 @@ def _small(op_id: str):
 def test_registered_with_small_cases_in_every_tier(op_id: str) -> None:
     op = registry.get(op_id)
     (ov,) = op.overloads
-    assert op.source == "vllm" and op.family == "quant" and ov.func_name == op.name
+    assert op.source == "vllm" and op.family in ("quant", "misc") and ov.func_name == op.name
     for size in ("small", "large", "perf"):
         assert op.select_cases(sizes=(size,)), size
     for case in op.cases:
@@ -156,3 +158,71 @@ def test_int8_dynamic_matches_hand_computed_rows() -> None:
     assert azp.dtype == torch.int32 and azp.tolist() == [[-64]]
     assert out.tolist() == [[-128, -64, 127]]
     assert scales[0, 0].item() == pytest.approx(4 / 255, rel=1e-6)
+
+
+def test_permute_cols_grid_draws_permutations_repeats_and_an_empty_matrix() -> None:
+    cases = [c.sample.values for c in _small("vllm::permute_cols")]
+    assert {v["a"].dtype for v in cases} == {torch.float16, torch.bfloat16}
+    assert {v["perm"].dist for v in cases} == {"unique", "index"}
+    assert all(v["perm"].dtype == torch.int32 and v["a"].shape[1] % 8 == 0 for v in cases)
+    assert any(v["a"].shape[0] == 0 for v in cases)
+    assert registry.get("vllm::permute_cols").work == "data"
+
+
+def test_permute_cols_reference_is_a_column_gather() -> None:
+    ov = registry.get("vllm::permute_cols").overloads[0]
+    a = torch.randn(3, 16).half()
+    perm = torch.randperm(16).to(torch.int32)
+    out = ov.reference(a, perm)
+    for j, src in enumerate(perm.tolist()):
+        assert torch.equal(out[:, j], a[:, src])
+
+
+def test_repetition_penalties_grid_draws_both_signs_dtypes_and_an_empty_batch() -> None:
+    cases = [c.sample.values for c in _small("vllm::apply_repetition_penalties_cuda")]
+    assert {v["logits"].dtype for v in cases} == {torch.float32, torch.float16, torch.bfloat16}
+    assert all(v["logits"].low < 0 < v["logits"].high and v["prompt_mask"].dtype == torch.bool for v in cases)
+    assert all(v["repetition_penalties"].dtype == v["logits"].dtype for v in cases)
+    assert any(v["logits"].shape[0] == 0 for v in cases)
+    assert any(v["logits"].shape[1] % 2 for v in cases)
+
+
+def test_repetition_penalties_reference_divides_positive_and_multiplies_the_rest() -> None:
+    ov = registry.get("vllm::apply_repetition_penalties_cuda").overloads[0]
+    logits = torch.tensor([[2.0, -2.0, 0.0, 3.0], [1.0, -1.0, 4.0, 4.0]])
+    prompt = torch.tensor([[True, False, True, False], [False, False, False, True]])
+    output = torch.tensor([[False, True, False, False], [True, True, False, False]])
+    ov.reference(logits, prompt, output, torch.tensor([2.0, 4.0]))
+    assert logits.tolist() == [[1.0, -4.0, 0.0, 3.0], [0.25, -4.0, 4.0, 1.0]]
+
+
+def test_merge_attn_states_grid_draws_specials_dtypes_and_both_lse_forms() -> None:
+    cases = [c.sample.values for c in _small("vllm::merge_attn_states")]
+    assert {v["output"].dtype for v in cases} == {torch.float32, torch.float16, torch.bfloat16}
+    assert any(v["prefix_lse"].dist == "special" for v in cases)
+    assert any(v["output_lse"] is None for v in cases) and any(v["output_lse"] is not None for v in cases)
+    assert all(v["output"].shape[2] % 8 == 0 for v in cases)
+    assert any(v["output"].shape[0] == 0 for v in cases)
+    assert all(v["prefix_lse"].shape == v["output"].shape[1::-1] for v in cases)
+
+
+def _merge(p: float, s: float) -> tuple[torch.Tensor, torch.Tensor]:
+    ov = registry.get("vllm::merge_attn_states").overloads[0]
+    out, out_lse = torch.empty(1, 1, 8), torch.empty(1, 1)
+    ov.reference(out, torch.full((1, 1, 8), 1.0), torch.tensor([[p]]), torch.full((1, 1, 8), 3.0),
+                 torch.tensor([[s]]), out_lse)
+    return out, out_lse
+
+
+def test_merge_attn_states_weights_by_the_lse() -> None:
+    out, lse = _merge(0.0, math.log(3.0))
+    assert torch.allclose(out, torch.full((1, 1, 8), 0.25 * 1 + 0.75 * 3))
+    assert lse.item() == pytest.approx(math.log(4.0))
+
+
+@pytest.mark.parametrize("inf", [float("inf"), float("-inf")])
+def test_merge_attn_states_treats_an_infinite_lse_as_an_empty_partial(inf: float) -> None:
+    out, lse = _merge(inf, 0.5)
+    assert torch.equal(out, torch.full((1, 1, 8), 3.0)) and lse.item() == pytest.approx(0.5)
+    out, _ = _merge(inf, inf)
+    assert out.isnan().all()  # both empty: vLLM's -inf - -inf

@@ -44,7 +44,7 @@ def apply_repetition_penalties_reference(logits: torch.Tensor, prompt_mask: torc
 
 # [num_seqs, vocab]: odd vocabularies (tails), one sequence, an empty batch
 PENALTY_SHAPES: dict[str, list[tuple[int, int]]] = {
-    "small": [(1, 100), (3, 1000), (7, 257), (2, 4099), (0, 128)],
+    "small": [(1, 100), (3, 1000), (7, 257), (2, 3001), (0, 128)],
     "large": [(256, 32000), (64, 128256), (33, 151936)],
     "perf": [(256, 128256), (1024, 152064)],
 }
