@@ -14,7 +14,7 @@ from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 from kernelgenbench.suite.vllm.quant import FP8_MIN_SCALE, QUANT_TOLERANCE
 from kernelgenbench.verify.tolerance import compare
 
-IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant", "vllm::permute_cols",
+IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant", "vllm::convert_fp8", "vllm::permute_cols",
        "vllm::apply_repetition_penalties_cuda", "vllm::merge_attn_states")
 FP8 = torch.float8_e4m3fn
 
@@ -226,3 +226,25 @@ def test_merge_attn_states_treats_an_infinite_lse_as_an_empty_partial(inf: float
     assert torch.equal(out, torch.full((1, 1, 8), 3.0)) and lse.item() == pytest.approx(0.5)
     out, _ = _merge(inf, inf)
     assert out.isnan().all()  # both empty: vLLM's -inf - -inf
+
+
+def test_convert_fp8_grid_draws_both_directions_with_every_dtype() -> None:
+    cases = [c.sample.values for c in _small("vllm::convert_fp8")]
+    quantise = {v["input"].dtype for v in cases if v["output"].dtype == torch.uint8}
+    dequantise = {v["output"].dtype for v in cases if v["input"].dtype == torch.uint8}
+    assert quantise == dequantise == {torch.float32, torch.float16, torch.bfloat16}
+    assert {v["kv_dtype"] for v in cases} == {"fp8", "fp8_e4m3"}
+    assert any(v["scale"] < 3 / 448 for v in cases if v["output"].dtype == torch.uint8)  # saturates
+    assert all(v["input"].high == 256 for v in cases if v["input"].dtype == torch.uint8)  # NaN codes too
+    assert any(len(v["input"].shape) == 5 for v in cases) and any(v["input"].shape[0] == 0 for v in cases)
+
+
+def test_convert_fp8_reference_codes() -> None:
+    ov = registry.get("vllm::convert_fp8").overloads[0]
+    out = torch.empty(5, dtype=torch.uint8)
+    ov.reference(out, torch.tensor([2.125, -2e-4, 2000.0, -2000.0, 2.0 ** -8]).half(), 2.0, "fp8")
+    # 1.0625 ties to 1.0 (0x38); a negative underflow is -0 (0x80); +-1000 saturate to +-448
+    assert out.tolist() == [0x38, 0x80, 0x7E, 0xFE, 0x01]
+    back = torch.empty(5, dtype=torch.bfloat16)
+    ov.reference(back, torch.tensor([0x38, 0x7F, 0xFF, 0x01, 0xB8], dtype=torch.uint8), 0.5, "fp8_e4m3")
+    assert back[[0, 3, 4]].float().tolist() == [0.5, 2.0 ** -10, -0.5] and back[1:3].isnan().all()

@@ -1,4 +1,5 @@
-"""Activation quantisation as vLLM 0.13 does it: `scaled_fp8_quant` and `scaled_int8_quant`.
+"""Quantisation as vLLM 0.13 does it: `scaled_fp8_quant`, `scaled_int8_quant` (activations) and
+`convert_fp8` (KV-cache blocks to and from fp8 bytes).
 
 The candidate implements the Python wrappers of vllm/_custom_ops.py, not the `torch.ops._C` ops
 under them: a wrapper is what model code calls, it picks the kernel from its arguments (a given
@@ -22,6 +23,12 @@ truth of a quantiser is vLLM's float32 result: the rounding *is* the operator).
   uses scale = max|row| / 127 and multiplies by 127 / max|row| (0 for an all-zero row); dynamic
   asymmetric uses s = (max - min) / 255, azp = rint(-128 - min / s) and multiplies by 1/s.
 
+convert_fp8 (csrc/cache_kernels.cu, fp8::scaled_convert in csrc/quantization/w8a8/fp8/nvidia/
+quant_utils.cuh) treats every cache as flat: a float32/float16/bfloat16 source becomes e4m3fn bytes
+(uint8) of float(x) / scale, rounded to nearest even and saturated to +-448 (cvt satfinite); a uint8
+source is read as e4m3fn, widened exactly and multiplied by scale in float32, then rounded to the
+destination dtype.
+
 fp8 outputs are floating, so the harness compares them by tolerance (int8 and azp are compared
 exactly); `QUANT_TOLERANCE` keeps that near exact: the reference is exact, so the allowance is
 the error floor of one correct rounding, not a multiple of a native error.
@@ -35,7 +42,7 @@ from itertools import cycle
 import torch
 
 from ..build import FLOATS, sample
-from ..spec import Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
+from ..spec import Operator, OutputSpec, Overload, Param, Sample, Size, TensorSpec, Tolerance
 from .family import vllm_operator
 
 FP8 = torch.float8_e4m3fn
@@ -260,7 +267,69 @@ def scaled_int8_quant() -> Operator:
     )
 
 
+def convert_fp8_reference(output: torch.Tensor, input: torch.Tensor, scale: float = 1.0,
+                          kv_dtype: str = "fp8") -> None:
+    if input.dtype == torch.uint8:
+        output.copy_(input.view(FP8).float() * scale)
+        return
+    x = input.float()
+    output.copy_(_to_fp8(torch.div(x, torch.full_like(x, scale))).view(torch.uint8))
+
+
+# paged caches: [num_blocks, block_size 16, kv_heads, head_size] (the flash layout) and the key
+# cache's [num_blocks, kv_heads, head_size / x, block_size, x]; each case converts one way
+CACHE_SHAPES: dict[str, list[tuple[int, ...]]] = {
+    "small": [(3, 16, 2, 64), (2, 16, 1, 128), (4, 2, 8, 16, 8), (1, 16, 3, 80), (0, 16, 2, 64)],
+    "large": [(1024, 16, 8, 128), (512, 8, 16, 16, 8), (777, 16, 4, 64)],
+    "perf": [(4096, 16, 8, 128), (4096, 16, 8, 128)],
+}
+# x ~ N(0, 1): the smallest scales push values past 448, where the conversion saturates
+CACHE_SCALES = (1.0, 0.05, 0.004, 2.5)
+
+
+def convert_fp8_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    grid = ([(shape, dtype) for shape in CACHE_SHAPES[size] for dtype in FLOATS] if size == "small"
+            else [(shape, FLOATS[(i + 2) % 3]) for i, shape in enumerate(CACHE_SHAPES[size])])
+    for i, (shape, dtype) in enumerate(grid):
+        quantise = i % 2 == 0  # each direction meets every dtype over the small grid
+        yield sample({
+            "output": OutputSpec(shape, torch.uint8 if quantise else dtype),
+            # fp8 bytes: every code, NaN (0x7f, 0xff) included, which dequantises to NaN
+            "input": (TensorSpec(shape, dtype) if quantise
+                      else TensorSpec(shape, torch.uint8, dist="index", low=0, high=256)),
+            "scale": CACHE_SCALES[i % len(CACHE_SCALES)],
+            "kv_dtype": "fp8" if i % 3 else "fp8_e4m3",
+        })
+
+
+def convert_fp8() -> Operator:
+    return vllm_operator(
+        "convert_fp8", "quant",
+        "Convert a KV cache to or from fp8 e4m3fn bytes with a scale, into a given buffer.",
+        params=(
+            Param("output", "Tensor!", writes=True),
+            Param("input", "Tensor"),
+            Param("scale", "float", has_default=True, default=1.0),
+            Param("kv_dtype", "str", has_default=True, default="fp8"),
+        ),
+        signature=("convert_fp8(output: torch.Tensor, input: torch.Tensor, scale: float = 1.0, "
+                   "kv_dtype: str = 'fp8') -> None"),
+        reference=convert_fp8_reference,
+        sampler=convert_fp8_sampler,
+        ov_doc=("output and input: contiguous caches of one shape (any rank), kv_dtype 'fp8' or 'fp8_e4m3' "
+                "(the same). Quantise (input float32/float16/bfloat16, output uint8): each byte is the "
+                "e4m3fn code of float(x) / scale (float32 division), saturated to +-448 and rounded to "
+                "nearest even. Dequantise (input uint8 e4m3fn codes, output float32/float16/bfloat16): "
+                "float(code) * scale in float32, rounded to the output dtype; NaN codes give NaN. Writes "
+                "output in place; returns None."),
+        notes=("vllm/_custom_ops.py convert_fp8 over csrc/cache_kernels.cu. Not drawn: kv_dtype 'auto' "
+               "(vLLM dispatches it to a float -> uint8 cast, vllm-project/vllm#8796), 'fp8_e5m2' (vLLM's "
+               "convert_fp8 dispatches e4m3 only and raises), non-contiguous caches."),
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
+    "convert_fp8": convert_fp8,
     "scaled_fp8_quant": scaled_fp8_quant,
     "scaled_int8_quant": scaled_int8_quant,
 }
