@@ -14,7 +14,8 @@ from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 from kernelgenbench.suite.vllm.quant import FP8_MIN_SCALE, QUANT_TOLERANCE
 from kernelgenbench.verify.tolerance import compare
 
-IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant", "vllm::convert_fp8", "vllm::permute_cols",
+IDS = ("vllm::scaled_fp8_quant", "vllm::scaled_int8_quant", "vllm::convert_fp8",
+       "vllm::rms_norm_dynamic_per_token_quant", "vllm::permute_cols",
        "vllm::apply_repetition_penalties_cuda", "vllm::merge_attn_states")
 FP8 = torch.float8_e4m3fn
 
@@ -248,3 +249,27 @@ def test_convert_fp8_reference_codes() -> None:
     back = torch.empty(5, dtype=torch.bfloat16)
     ov.reference(back, torch.tensor([0x38, 0x7F, 0xFF, 0x01, 0xB8], dtype=torch.uint8), 0.5, "fp8_e4m3")
     assert back[[0, 3, 4]].float().tolist() == [0.5, 2.0 ** -10, -0.5] and back[1:3].isnan().all()
+
+
+def test_rms_norm_quant_grid_draws_residual_scale_ub_dtypes_and_ranks() -> None:
+    cases = [c.sample.values for c in _small("vllm::rms_norm_dynamic_per_token_quant")]
+    assert {v["input"].dtype for v in cases} == {torch.float32, torch.float16, torch.bfloat16}
+    assert {v["residual"] is None for v in cases} == {True, False}
+    assert {v["scale_ub"] is None for v in cases} == {True, False}
+    assert {v["epsilon"] for v in cases} == {1e-5, 1e-6}
+    assert all(v["quant_dtype"] == FP8 for v in cases)
+    assert any(len(v["input"].shape) == 3 for v in cases) and any(v["input"].shape[0] == 0 for v in cases)
+
+
+def test_rms_norm_quant_reference_normalises_the_unrounded_sum() -> None:
+    ov = registry.get("vllm::rms_norm_dynamic_per_token_quant").overloads[0]
+    x, r = torch.randn(3, 64).half(), torch.randn(3, 64).half()
+    w = (torch.rand(64) + 0.5).half()
+    residual = r.clone()
+    out, scales = ov.reference(x, w, 1e-6, FP8, torch.tensor([1.5]), residual)
+    z = x.float() + r.float()  # float32, not rounded to half
+    assert torch.equal(residual, z.half())
+    y = ((z * torch.rsqrt(z.square().mean(-1, keepdim=True) + 1e-6)).half() * w).float()
+    s = (y.abs().amax(-1, keepdim=True).clamp(max=1.5) / 448).clamp(min=FP8_MIN_SCALE)
+    assert scales.shape == (3, 1) and torch.equal(scales, s)
+    assert torch.equal(out.float(), (y / s).clamp(-448, 448).to(FP8).float())

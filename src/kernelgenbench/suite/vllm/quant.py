@@ -1,5 +1,6 @@
-"""Quantisation as vLLM 0.13 does it: `scaled_fp8_quant`, `scaled_int8_quant` (activations) and
-`convert_fp8` (KV-cache blocks to and from fp8 bytes).
+"""Quantisation as vLLM 0.13 does it: `scaled_fp8_quant`, `scaled_int8_quant` (activations),
+`rms_norm_dynamic_per_token_quant` (RMSNorm fused with per-token quantisation) and `convert_fp8`
+(KV-cache blocks to and from fp8 bytes).
 
 The candidate implements the Python wrappers of vllm/_custom_ops.py, not the `torch.ops._C` ops
 under them: a wrapper is what model code calls, it picks the kernel from its arguments (a given
@@ -29,6 +30,12 @@ quant_utils.cuh) treats every cache as flat: a float32/float16/bfloat16 source b
 source is read as e4m3fn, widened exactly and multiplied by scale in float32, then rounded to the
 destination dtype.
 
+rms_norm_dynamic_per_token_quant (csrc/quantization/fused_kernels/fused_layernorm_dynamic_per_token_
+quant.cu, layernorm_utils.cuh) adds the residual in float32 (the sum it normalises is *not* rounded;
+only the copy stored back into `residual` is), takes r = rsqrt(mean(x^2) + epsilon), forms
+y = round(round(x * r) * weight) in the working dtype (as RMSNorm does), then quantises per token
+like `dynamic_per_token_scaled_fp8_quant` (scale from max |y| capped by scale_ub, y / scale).
+
 fp8 outputs are floating, so the harness compares them by tolerance (int8 and azp are compared
 exactly); `QUANT_TOLERANCE` keeps that near exact: the reference is exact, so the allowance is
 the error floor of one correct rounding, not a multiple of a native error.
@@ -43,7 +50,8 @@ import torch
 
 from ..build import FLOATS, sample
 from ..spec import Operator, OutputSpec, Overload, Param, Sample, Size, TensorSpec, Tolerance
-from .family import vllm_operator
+from .family import compute_dtype, vllm_operator
+from .norm import _normalize
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0
@@ -267,6 +275,88 @@ def scaled_int8_quant() -> Operator:
     )
 
 
+RMS_QUANT_TOLERANCE = Tolerance(k_rms=2.0, k_max=4.0, floor_ulps=0.0)
+"""The float64 truth of the fused norm skips the working-dtype roundings inside the norm (the harness
+hands the reference float64 tensors), so the native result is a few fp8 codes off it; a candidate
+may be as far off, or twice as far in RMS (another reduction order, an approximate rsqrt)."""
+
+
+def rms_norm_dynamic_per_token_quant_reference(input: torch.Tensor, weight: torch.Tensor, epsilon: float,
+                                               quant_dtype: torch.dtype, scale_ub: torch.Tensor | None = None,
+                                               residual: torch.Tensor | None = None
+                                               ) -> tuple[torch.Tensor, torch.Tensor]:
+    # the only floating quant dtype vLLM takes is e4m3fn (the float64 truth sees it as float64)
+    out_dtype = FP8 if quant_dtype.is_floating_point else quant_dtype
+    work = compute_dtype(input.dtype)
+    hidden = input.shape[-1]
+    x = input.reshape(-1, hidden).to(work)
+    if residual is not None:
+        x = x + residual.reshape(-1, hidden).to(work)
+        residual.copy_(x.reshape(residual.shape))
+    y = _normalize(x, weight, epsilon, input.dtype).to(work)  # vllm::rms_norm's numerics
+    amax = y.abs().amax(dim=-1, keepdim=True)
+    if scale_ub is not None:
+        amax = torch.minimum(amax, scale_ub.to(work))
+    scales = (amax / FP8_MAX).clamp(min=FP8_MIN_SCALE)
+    out = _to_fp8(y / scales).to(out_dtype).reshape(input.shape)
+    return out, scales
+
+
+# [..., hidden]: odd hidden sizes, 3-d inputs, one token, an empty batch
+RMS_QUANT_SHAPES: dict[str, list[tuple[int, ...]]] = {
+    "small": [(1, 8), (7, 33), (5, 130), (4, 769), (2, 3, 64), (16, 256), (0, 64)],
+    "large": [(4096, 4096), (83, 5125), (2048, 8192)],
+    "perf": [(16384, 4096), (16384, 8192), (16384, 7168)],
+}
+
+
+def rms_norm_quant_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    grid = ([(shape, dtype) for shape in RMS_QUANT_SHAPES[size] for dtype in FLOATS] if size == "small"
+            else [(shape, FLOATS[(i + 2) % 3]) for i, shape in enumerate(RMS_QUANT_SHAPES[size])])
+    for i, (shape, dtype) in enumerate(grid):
+        yield sample({
+            "input": TensorSpec(shape, dtype),
+            "weight": TensorSpec(shape[-1:], dtype, dist="uniform", low=0.5, high=1.5),
+            "epsilon": 1e-6 if i // 3 % 2 else 1e-5,
+            "quant_dtype": FP8,
+            "scale_ub": FP8_SCALE_UB if i % 3 == 1 else None,
+            "residual": TensorSpec(shape, dtype) if i % 2 == 0 else None,
+        })
+
+
+def rms_norm_dynamic_per_token_quant() -> Operator:
+    return vllm_operator(
+        "rms_norm_dynamic_per_token_quant", "quant",
+        "RMSNorm (optionally after a residual add, written back) fused with dynamic per-token fp8 "
+        "quantisation; returns (output, scales).",
+        params=(
+            Param("input", "Tensor"),
+            Param("weight", "Tensor"),
+            Param("epsilon", "float"),
+            Param("quant_dtype", "ScalarType"),
+            Param("scale_ub", "Tensor?", has_default=True),
+            Param("residual", "Tensor!?", writes=True, has_default=True),
+        ),
+        signature=("rms_norm_dynamic_per_token_quant(input: torch.Tensor, weight: torch.Tensor, epsilon: float, "
+                   "quant_dtype: torch.dtype, scale_ub: torch.Tensor | None = None, "
+                   "residual: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]"),
+        reference=rms_norm_dynamic_per_token_quant_reference,
+        sampler=rms_norm_quant_sampler,
+        tolerance=RMS_QUANT_TOLERANCE,
+        ov_doc=("input [..., hidden] float32/float16/bfloat16 contiguous; weight [hidden] of its dtype; "
+                "quant_dtype torch.float8_e4m3fn; scale_ub None or [1] float32; residual None or like input "
+                "(contiguous). Per row, in float32: x = input (+ residual, not rounded; residual <- x rounded "
+                "to the dtype); r = rsqrt(mean(x^2) + epsilon); y = round(round(x * r) * weight) in the dtype; "
+                "s = max(min(max|y|, scale_ub) / 448, 1/(448*512)); output = e4m3fn(clamp(y / s, -448, 448)) "
+                "(nearest even). Returns (output shaped like input, scales [num_tokens, 1] float32)."),
+        notes=("vllm/_custom_ops.py rms_norm_dynamic_per_token_quant over csrc/quantization/fused_kernels/"
+               "fused_layernorm_dynamic_per_token_quant.cu. Not drawn: quant_dtype torch.int8 (the harness "
+               "compares int8 exactly, and an int8 code next to a rounding boundary legitimately depends on "
+               "the last bit of the row's rms, i.e. on the reduction order and on rsqrt's rounding; vLLM's "
+               "own int8 tests allow a difference of 1), non-contiguous inputs."),
+    )
+
+
 def convert_fp8_reference(output: torch.Tensor, input: torch.Tensor, scale: float = 1.0,
                           kv_dtype: str = "fp8") -> None:
     if input.dtype == torch.uint8:
@@ -330,6 +420,7 @@ def convert_fp8() -> Operator:
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "convert_fp8": convert_fp8,
+    "rms_norm_dynamic_per_token_quant": rms_norm_dynamic_per_token_quant,
     "scaled_fp8_quant": scaled_fp8_quant,
     "scaled_int8_quant": scaled_int8_quant,
 }
