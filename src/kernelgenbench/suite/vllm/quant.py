@@ -5,7 +5,7 @@
 The candidate implements the Python wrappers of vllm/_custom_ops.py, not the `torch.ops._C` ops
 under them: a wrapper is what model code calls, it picks the kernel from its arguments (a given
 scale: static; none: dynamic per tensor or per token), allocates the quantised output and the
-computed scales, and returns them. One record per wrapper so covers every mode of the kernels
+computed scales, and returns them. One record per wrapper thus covers every mode of the kernels
 (`static_scaled_fp8_quant`, `dynamic_scaled_fp8_quant`, `dynamic_per_token_scaled_fp8_quant`;
 `static_scaled_int8_quant`, `dynamic_scaled_int8_quant`) with the wrapper's own return contract
 (a static scale, and azp, come back as the very tensors passed in).
@@ -38,7 +38,9 @@ like `dynamic_per_token_scaled_fp8_quant` (scale from max |y| capped by scale_ub
 
 fp8 outputs are floating, so the harness compares them by tolerance (int8 and azp are compared
 exactly); `QUANT_TOLERANCE` keeps that near exact: the reference is exact, so the allowance is
-the error floor of one correct rounding, not a multiple of a native error.
+the error floor of one correct rounding, not a multiple of a native error. convert_fp8's codes are
+uint8 (exact) and its dequantised floats take the default tolerance; the fused norm has its own
+(`RMS_QUANT_TOLERANCE`).
 """
 
 from __future__ import annotations
