@@ -487,7 +487,10 @@ def _prime_allocator(like: list[Any]) -> None:
     for t in like:
         if isinstance(t, torch.Tensor) and t.numel():
             block = torch.empty_like(t, memory_format=torch.contiguous_format)
-            block.fill_(GHOST_SENTINEL if (t.dtype.is_floating_point or t.dtype.is_complex) else 77)
+            if t.dtype.is_floating_point:  # 8-bit floats top out below the sentinel (e4m3fn: 448)
+                block.fill_(min(GHOST_SENTINEL, torch.finfo(t.dtype).max))
+            else:
+                block.fill_(GHOST_SENTINEL if t.dtype.is_complex else 77)
             del block
 
 
