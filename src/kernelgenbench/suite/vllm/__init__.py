@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import cache, moe, norm, rotary
+from . import attention, cache, moe, norm, rotary
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (norm, rotary, cache, moe) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in (norm, rotary, cache, moe, attention) for name, factory in fam.OPERATORS.items()
 }
