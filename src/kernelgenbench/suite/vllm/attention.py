@@ -38,8 +38,9 @@ PARTITION = 512
 
 NOTES = (
     "kv_cache_dtype 'auto' only (fp8 caches are a later step; k_scale and v_scale are passed and unused); "
-    "tp_rank and the blocksparse_* arguments keep their defaults (dense attention: vLLM 0.13 no longer has "
-    "block-sparse kernels behind them). seq_lens are at least 1 (vLLM divides by the exp sum plus 1e-6, so "
+    "tp_rank and the blocksparse_* arguments keep their defaults (blocksparse_vert_stride 0: dense attention; "
+    "the kernels' block-sparse mode, vert_stride > 1, masks whole blocks by a per-head pattern and is a later "
+    "step). seq_lens are at least 1 (vLLM divides by the exp sum plus 1e-6, so "
     "an empty sequence gives zeros, which the engine never asks for) and at most max_seq_len; block table "
     "ids are distinct (a shared prefix block is legal in vLLM but changes nothing here); the cache blocks "
     "no sequence uses hold random values. Contiguous tensors: vLLM reads query and the caches through "
