@@ -9,10 +9,13 @@ import math
 import pytest
 import torch
 
+from kernelgenbench import api
+from kernelgenbench.methods.reference import solutions_dir
 from kernelgenbench.suite import registry
 from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.spec import OutputSpec, TensorSpec
 from kernelgenbench.suite.vllm.attention import PARTITION, attention_traffic, paged_attention_v1_reference
+from kernelgenbench.verify.verdict import Status
 
 IDS = ("vllm::paged_attention_v1", "vllm::paged_attention_v2")
 WORKSPACES = ("exp_sum", "max_logits", "tmp_out")
@@ -140,3 +143,26 @@ def test_traffic_counts_the_blocks_in_use() -> None:
     blocks = sum(-(-int(n) // v["block_size"]) for n in v["seq_lens"])
     per_block = math.prod(v["key_cache"].shape[1:]) * v["key_cache"].element_size()
     assert attention_traffic(ov, v, []) == 2 * v["query"].numel() * 4 + 2 * blocks * per_block
+
+
+SCRIBBLE = '''
+
+_computed = paged_attention_v2
+
+
+def paged_attention_v2(out, exp_sum, max_logits, tmp_out, query, *rest, **kwargs):
+    _computed(out, exp_sum, max_logits, tmp_out, query, *rest, **kwargs)
+    {target}.fill_(7.0)
+'''
+
+
+@pytest.mark.parametrize(("target", "passes"), [("tmp_out", True), ("exp_sum", True), ("query", False)])
+def test_v2_workspaces_are_scratch_but_inputs_stay_read_only(tmp_path, target: str, passes: bool) -> None:
+    """Overwriting a workspace after the call changes nothing; overwriting `query` is caught."""
+    source = (solutions_dir() / "vllm" / "paged_attention_v2.py").read_text() + SCRIBBLE.format(target=target)
+    path = tmp_path / "paged_attention_v2.py"
+    path.write_text(source)
+    v = api.verify_file(path, "vllm::paged_attention_v2", device="cpu", seed=5, fail_fast=True)
+    assert (v.status is Status.PASS) == passes, f"{v.status.value}: {v.reason}"
+    if not passes:
+        assert v.status is Status.WRONG_RESULT and "`query`" in v.reason
