@@ -130,7 +130,10 @@ class OutputSpec:
 
 @dataclass(frozen=True)
 class Param:
-    """One argument of an overload. `writes` marks arguments the operator mutates."""
+    """One argument of an overload. `writes` marks arguments the operator mutates and that are
+    judged as outputs; `scratch` marks workspaces the caller hands in (vLLM's paged_attention_v2
+    partials): the candidate may overwrite them or ignore them, and they are neither judged nor
+    required to come back unchanged."""
 
     name: str
     type: str
@@ -138,6 +141,7 @@ class Param:
     writes: bool = False
     has_default: bool = False
     default: Any = None
+    scratch: bool = False
 
 
 @dataclass(frozen=True)

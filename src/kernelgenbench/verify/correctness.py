@@ -463,8 +463,9 @@ class CaseRunner:
                 problem = _aliasing_problem(got, alias, read_only)
                 if problem:
                     return done(Status.WRONG_RESULT, f"{label} {problem}")
+        scratch = {p.name for p in ov.params if p.scratch}
         for name, before in snapshot.items():
-            if name in ov.writes:
+            if name in ov.writes or name in scratch:
                 continue
             pairs = (zip(before, values[name]) if isinstance(before, (list, tuple))
                      else [(before, values[name])])

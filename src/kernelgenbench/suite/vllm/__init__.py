@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import cache, cache_gather, misc, moe, norm, quant, rotary
+from . import attention, cache, cache_gather, misc, moe, norm, quant, rotary
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (norm, rotary, cache, cache_gather, moe, quant, misc) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in (norm, rotary, attention, cache, cache_gather, moe, quant, misc) for name, factory in fam.OPERATORS.items()
 }
