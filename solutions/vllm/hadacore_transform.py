@@ -2,8 +2,8 @@
 
 The transform factors as H_n = H_a (x) H_L, so a row of n = a * L splits into butterflies along
 "lines": L elements S apart. One kernel transforms a tile of lines in registers (log2 L butterfly
-stages in float32); rows up to 4096 take one pass, longer rows a second pass across the 4096-element
-blocks through a float32 buffer, so the dtype is rounded once at the end.
+stages in float32); rows up to 16384 take one pass, longer rows a second pass across the
+16384-element blocks through a float32 buffer, so the dtype is rounded once at the end.
 """
 
 import math
@@ -12,8 +12,8 @@ import torch
 import triton
 import triton.language as tl
 
-MAX_LINE = 4096
-TILE = 4096  # elements per program
+MAX_LINE = 16384
+TILE = 4096  # elements per program, unless one line is longer
 
 
 @triton.jit
@@ -41,7 +41,8 @@ def _transform_lines(src, dst, rows, n, line, stride, scale):
     block = max(1, TILE // line)
     grid = (triton.cdiv(num_lines, block),)
     _hadamard_lines_kernel[grid](src, dst, num_lines, lines_per_row, n, stride, scale,
-                                 L=line, LOG_L=line.bit_length() - 1, BLOCK_LINES=block, num_warps=8)
+                                 L=line, LOG_L=line.bit_length() - 1, BLOCK_LINES=block,
+                                 num_warps=8 if line <= TILE else 16)
 
 
 def hadacore_transform(x, inplace=True):
