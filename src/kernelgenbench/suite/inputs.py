@@ -32,6 +32,8 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
         return (ranks < int(spec.high)).reshape(shape).to(dt)
     if spec.dist == "distinct":
         return _distinct_values(shape, dt, gen)
+    if spec.dist == "offsets":
+        return _offsets(shape, int(spec.high), gen).to(dt)
     if dt == torch.bool:
         return torch.rand(shape, generator=gen, device=gen.device) < 0.5
     if not (dt.is_floating_point or dt.is_complex):
@@ -74,6 +76,19 @@ def _distinct(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) ->
         raise ValueError(f"{shape[d]} distinct indices along dim {d} cannot come from a range of {n}")
     keys = torch.rand(shape[:d] + (n,) + shape[d + 1:], generator=gen, device=gen.device)
     return keys.argsort(dim=d).narrow(d, 0, shape[d]) + lo
+
+
+def _offsets(shape: tuple[int, ...], total: int, gen: torch.Generator) -> torch.Tensor:
+    """0, sorted random cut points in [0, total], total; about a quarter of the inner cuts repeat
+    the one before (an empty segment). Copying the sorted predecessor keeps the order."""
+    if len(shape) != 1 or shape[0] < 2:
+        raise ValueError(f"offsets need a shape (B+1,) with B >= 1, not {shape}")
+    cuts = torch.randint(0, total + 1, (shape[0] - 2,), generator=gen, device=gen.device).sort().values
+    edges = torch.tensor([0], device=gen.device)
+    full = torch.cat([edges, cuts, edges + total])
+    empty = torch.rand(shape[0] - 2, generator=gen, device=gen.device) < 0.25
+    full[1:-1] = torch.where(empty, full[:-2], full[1:-1])
+    return full
 
 
 def exact_integers(dt: torch.dtype) -> int:

@@ -16,7 +16,7 @@ SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
 Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints", "unique", "mask",
-                       "distinct"]
+                       "distinct", "offsets"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
@@ -70,7 +70,9 @@ class TensorSpec:
     exactly `high` True values at random positions, so the size it selects is known to the sampler.
     `distinct` is a random permutation of distinct integers scaled by a power of two into [-1, 1),
     so no two elements tie (where order decides an index output); the dtype must represent that
-    many integers exactly.
+    many integers exactly. `offsets` draws cumulative offsets of a 1-D shape (B+1,): non-decreasing
+    from 0 to exactly `high` (the total), with random non-negative steps, about a quarter of them
+    zero (empty segments), so the total, and the size of what it sizes, is known to the sampler.
     """
 
     shape: tuple[int, ...]
@@ -91,6 +93,8 @@ class TensorSpec:
             drawn = " unique" if self.along is None else f" unique@{self.along}"
         elif self.dist == "mask":
             drawn = f" {int(self.high)} true"
+        elif self.dist == "offsets":
+            drawn = f" offsets 0..{int(self.high)}"
         return f"{dt}{list(self.shape)}{lay}{bit}{drawn}"
 
 
