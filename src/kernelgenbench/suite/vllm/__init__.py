@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import attention, cache, cache_gather, misc, moe, norm, quant, rotary
+from . import attention, cache, cache_gather, fused_norm, misc, moe, norm, quant, rotary
 
-FAMILIES = (norm, rotary, attention, cache, cache_gather, moe, quant, misc)
+FAMILIES = (norm, rotary, attention, cache, cache_gather, moe, quant, misc, fused_norm)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
