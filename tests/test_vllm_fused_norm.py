@@ -11,17 +11,21 @@ import torch
 from kernelgenbench.suite import registry
 from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.spec import OutputSpec, TensorSpec
-from kernelgenbench.suite.vllm.fused_norm import fused_qk_norm_rope_reference
+from kernelgenbench.suite.vllm.fused_norm import fused_qk_norm_rope_reference, rms_norm_per_block_quant_reference
+from kernelgenbench.suite.vllm.quant import rms_norm_dynamic_per_token_quant_reference
 
 QK = "vllm::fused_qk_norm_rope"
+BQ = "vllm::rms_norm_per_block_quant"
+FP8 = torch.float8_e4m3fn
 
 
 def _small(op_id: str):
     return [c.sample.values for c in registry.get(op_id).select_cases(sizes=("small",))]
 
 
-def test_registered_with_cases_in_every_tier_and_small_cases_small() -> None:
-    op = registry.get(QK)
+@pytest.mark.parametrize("op_id", [QK, BQ])
+def test_registered_with_cases_in_every_tier_and_small_cases_small(op_id: str) -> None:
+    op = registry.get(op_id)
     (ov,) = op.overloads
     assert op.source == "vllm" and op.family == "norm" and ov.func_name == op.name
     for size in ("small", "large", "perf"):
@@ -99,3 +103,46 @@ def test_qk_reference_does_not_round_between_norm_and_rotation() -> None:
     wide = v["qkv"].float()
     fused_qk_norm_rope_reference(wide, *args[1:6], v["q_weight"].float(), v["k_weight"].float(), *args[8:])
     assert torch.equal(got, wide.to(torch.bfloat16))
+
+
+def test_block_quant_grid_draws_groups_dtypes_residual_scale_ub_and_transposed_scales() -> None:
+    cases = _small(BQ)
+    drawn = {(v["group_size"][1], v["input"].dtype) for v in cases}
+    for group in (64, 128):
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            assert (group, dtype) in drawn
+    assert {v["residual"] is None for v in cases} == {True, False}
+    assert {v["scale_ub"] is None for v in cases} == {True, False}
+    assert {v["is_scale_transposed"] for v in cases} == {True, False}
+    assert any(len(v["input"].shape) == 3 for v in cases)
+    assert any(v["input"].shape[-1] == v["group_size"][1] for v in cases)  # one group per row
+    assert any(v["input"].shape[-1] // v["group_size"][1] > 4 for v in cases)
+    for v in cases:
+        assert v["quant_dtype"] == FP8 and v["group_size"][0] == 1
+        assert v["input"].shape[-1] % v["group_size"][1] == 0
+
+
+def test_block_quant_with_one_group_per_row_is_the_per_token_quant() -> None:
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(6, 128, generator=g).to(torch.bfloat16)
+    w = (torch.rand(128, generator=g) + 0.5).to(torch.bfloat16)
+    ub = torch.tensor([1.0])
+    r1 = torch.randn(6, 128, generator=g).to(torch.bfloat16)
+    r2 = r1.clone()
+    out, scales = rms_norm_per_block_quant_reference(x, w, 1e-6, FP8, [1, 128], ub, r1)
+    want, want_scales = rms_norm_dynamic_per_token_quant_reference(x, w, 1e-6, FP8, ub, r2)
+    assert torch.equal(out.float(), want.float()) and torch.equal(scales, want_scales)
+    assert torch.equal(r1, r2)
+
+
+def test_block_quant_scales_are_per_group_and_transposable() -> None:
+    x = torch.zeros(2, 128)
+    x[0, :64], x[0, 64:] = 2.0, -0.5  # rms 1.4577...; groups normalised to 1.372 and -0.343
+    x[1] = 1.0
+    w = torch.ones(128)
+    out, scales = rms_norm_per_block_quant_reference(x, w, 0.0, FP8, [1, 64])
+    rms = math.sqrt((4.0 + 0.25) / 2)
+    torch.testing.assert_close(scales, torch.tensor([[2 / rms / 448, 0.5 / rms / 448], [1 / 448, 1 / 448]]))
+    assert torch.equal(out.float(), torch.full((2, 128), 448.0) * torch.where(x < 0, -1.0, 1.0))
+    _, t = rms_norm_per_block_quant_reference(x, w, 0.0, FP8, [1, 64], is_scale_transposed=True)
+    assert t.stride() == (1, 2) and torch.equal(t, scales)

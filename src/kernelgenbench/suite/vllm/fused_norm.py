@@ -1,5 +1,16 @@
 """Norms fused with what follows them in vLLM 0.13: `fused_qk_norm_rope` (per-head RMSNorm of the
-query and key heads of a packed qkv tensor, then rotary embedding, in place).
+query and key heads of a packed qkv tensor, then rotary embedding, in place) and
+`rms_norm_per_block_quant` (RMSNorm then fp8 quantisation with one scale per group of 64 or 128
+columns, as DeepSeek-style block-quantised linear layers take their activations).
+
+rms_norm_per_block_quant (vllm/_custom_ops.py over csrc/quantization/fused_kernels/fused_layernorm_
+dynamic_per_token_quant.cu and layernorm_utils.cuh) computes exactly what the per-token quant of
+suite/vllm/quant.py computes, with the amax taken per group instead of per row: x = input
+(+ residual in float32, written back rounded), r = rsqrt(mean(x^2) + epsilon) over the whole row,
+y = round(round(x * r) * weight) in the working dtype, per group s = max(min(max|y|, scale_ub) / 448,
+1/(448*512)), output = e4m3fn(clamp(y / s)) (a division, as fp8 is not inverted). Its decisions
+follow quant.py's: the float64 truth skips the dtype roundings, so it takes RMS_QUANT_TOLERANCE,
+and int8 is not drawn (an exact comparison would reject correct kernels at rounding boundaries).
 
 Semantics from vLLM's csrc/fused_qknorm_rope_kernel.cu (bound in csrc/torch_bindings.cpp, wrapped
 by vllm/_custom_ops.py fused_qk_norm_rope) and tests/kernels/core/test_fused_qk_norm_rope.py: qkv
@@ -22,7 +33,8 @@ import torch
 from ..build import sample
 from ..spec import Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
 from .family import compute_dtype, vllm_operator
-from .norm import _weight
+from .norm import _normalize, _weight
+from .quant import FP8, FP8_MAX, FP8_MIN_SCALE, FP8_SCALE_UB, RMS_QUANT_TOLERANCE, _to_fp8
 from .rotary import _rotate
 
 f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
@@ -160,4 +172,97 @@ def fused_qk_norm_rope() -> Operator:
     )
 
 
-OPERATORS: dict[str, Callable[[], Operator]] = {"fused_qk_norm_rope": fused_qk_norm_rope}
+def rms_norm_per_block_quant_reference(input: torch.Tensor, weight: torch.Tensor, epsilon: float,
+                                       quant_dtype: torch.dtype, group_size: list[int],
+                                       scale_ub: torch.Tensor | None = None, residual: torch.Tensor | None = None,
+                                       is_scale_transposed: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    work = compute_dtype(input.dtype)
+    hidden, group = input.shape[-1], group_size[1]
+    x = input.reshape(-1, hidden).to(work)
+    if residual is not None:
+        x = x + residual.reshape(-1, hidden).to(work)
+        residual.copy_(x.reshape(residual.shape))
+    y = _normalize(x, weight, epsilon, input.dtype).to(work).reshape(x.shape[0], hidden // group, group)
+    amax = y.abs().amax(dim=-1)
+    if scale_ub is not None:
+        amax = torch.minimum(amax, scale_ub.to(work))
+    scales = (amax / FP8_MAX).clamp(min=FP8_MIN_SCALE)
+    # the only floating quant dtype vLLM takes is e4m3fn (the float64 truth sees it as float64)
+    out = _to_fp8(y / scales.unsqueeze(-1)).reshape(input.shape)
+    if is_scale_transposed:
+        scales = scales.t().contiguous().t()
+    return out, scales
+
+
+# [..., hidden] with hidden a multiple of the group (vLLM requires it): one group, many groups,
+# 3-d inputs, a single token.
+BLOCK_QUANT_CASES: dict[str, list[tuple[tuple[int, ...], int]]] = {
+    "small": [((1, 128), 128), ((7, 256), 64), ((5, 384), 128), ((2, 3, 128), 64), ((9, 64), 64),
+              ((4, 640), 64)],
+    "large": [((4096, 7168), 128), ((83, 4096), 64), ((2048, 8192), 128)],
+    "perf": [((16384, 7168), 128), ((16384, 4096), 128), ((16384, 8192), 128)],
+}
+
+
+def rms_norm_per_block_quant_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    dtypes = (f32, f16, bf16) if size == "small" else (bf16, f16, bf16)
+    i = 0
+    for shape, group in BLOCK_QUANT_CASES[size]:
+        for dtype in (dtypes if size == "small" else dtypes[i % 3:i % 3 + 1]):
+            yield sample({
+                "input": TensorSpec(shape, dtype),
+                "weight": _weight(shape[-1], dtype),
+                "epsilon": 1e-6 if i // 3 % 2 else 1e-5,
+                "quant_dtype": FP8,
+                "group_size": [1, group],
+                "scale_ub": FP8_SCALE_UB if i % 3 == 1 else None,
+                "residual": TensorSpec(shape, dtype) if i % 2 == 0 else None,
+                "is_scale_transposed": i % 4 >= 2,
+            })
+            i += 1
+
+
+def rms_norm_per_block_quant() -> Operator:
+    return vllm_operator(
+        "rms_norm_per_block_quant", "norm",
+        "RMSNorm (optionally after a residual add, written back) fused with dynamic fp8 quantisation, "
+        "one scale per group of 64 or 128 columns; returns (output, scales).",
+        params=(
+            Param("input", "Tensor"),
+            Param("weight", "Tensor"),
+            Param("epsilon", "float"),
+            Param("quant_dtype", "ScalarType"),
+            Param("group_size", "int[]"),
+            Param("scale_ub", "Tensor?", has_default=True),
+            Param("residual", "Tensor!?", writes=True, has_default=True),
+            Param("is_scale_transposed", "bool", has_default=True, default=False),
+        ),
+        signature=("rms_norm_per_block_quant(input: torch.Tensor, weight: torch.Tensor, epsilon: float, "
+                   "quant_dtype: torch.dtype, group_size: list[int], scale_ub: torch.Tensor | None = None, "
+                   "residual: torch.Tensor | None = None, is_scale_transposed: bool = False) "
+                   "-> tuple[torch.Tensor, torch.Tensor]"),
+        reference=rms_norm_per_block_quant_reference,
+        sampler=rms_norm_per_block_quant_sampler,
+        tolerance=RMS_QUANT_TOLERANCE,
+        ov_doc=("input [..., hidden] float32/float16/bfloat16 contiguous; weight [hidden] of its dtype; "
+                "quant_dtype torch.float8_e4m3fn; group_size [1, g] with g 64 or 128 dividing hidden; "
+                "scale_ub None or [1] float32; residual None or like input (contiguous). Per row, in "
+                "float32: x = input (+ residual, not rounded; residual <- x rounded to the dtype); "
+                "r = rsqrt(mean(x^2) + epsilon) over the whole row; y = round(round(x * r) * weight) in the "
+                "dtype; per group of g columns s = max(min(max|y|, scale_ub) / 448, 1/(448*512)); "
+                "output = e4m3fn(clamp(y / s, -448, 448)) (nearest even). Returns (output shaped like "
+                "input, scales float32 [num_tokens, hidden / g]); with is_scale_transposed the scales "
+                "are the transpose of a contiguous [hidden / g, num_tokens] tensor (strides (1, num_tokens)), "
+                "the same values."),
+        notes=("vllm/_custom_ops.py rms_norm_per_block_quant over csrc/quantization/fused_kernels/"
+               "fused_layernorm_dynamic_per_token_quant.cu. Not drawn: quant_dtype torch.int8 (as for "
+               "rms_norm_dynamic_per_token_quant: exact int8 codes at rounding boundaries depend on the last "
+               "bit of the row's rms), group sizes other than 64/128 and hidden sizes they do not divide "
+               "(vLLM raises), an empty batch (a launch of zero blocks), non-contiguous inputs."),
+    )
+
+
+OPERATORS: dict[str, Callable[[], Operator]] = {
+    "fused_qk_norm_rope": fused_qk_norm_rope,
+    "rms_norm_per_block_quant": rms_norm_per_block_quant,
+}
