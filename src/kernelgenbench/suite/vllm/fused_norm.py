@@ -258,7 +258,9 @@ def rms_norm_per_block_quant() -> Operator:
                "fused_layernorm_dynamic_per_token_quant.cu. Not drawn: quant_dtype torch.int8 (as for "
                "rms_norm_dynamic_per_token_quant: exact int8 codes at rounding boundaries depend on the last "
                "bit of the row's rms), group sizes other than 64/128 and hidden sizes they do not divide "
-               "(vLLM raises), an empty batch (a launch of zero blocks), non-contiguous inputs."),
+               "(vLLM raises), an empty batch (a launch of zero blocks), non-contiguous inputs. The "
+               "has_tma_aligned_scales keyword some vLLM versions add (padded scale rows) is not in the "
+               "signature."),
     )
 
 
