@@ -146,7 +146,6 @@ _ATEN_ONLY: dict[str, Action] = {
                      "new_ones", "new_zeros", "new_full", "scalar_tensor", "lift_fresh", "lift_fresh_copy"),
                     Action.FILL),
     **dict.fromkeys(("_local_scalar_dense", "item", "is_nonzero"), Action.READ),
-    **dict.fromkeys(("randint", "random_"), Action.SEED),
 }
 
 # Floating dtypes a host cast may join: the tolerance judges whatever precision such a cast loses.
