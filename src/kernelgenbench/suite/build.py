@@ -8,7 +8,19 @@ from typing import Any
 
 import torch
 
-from .spec import Case, DeviceArg, GeneratorArg, Layout, OutputSpec, Overload, Sample, Size, TensorSpec, Tolerance
+from .spec import (
+    Case,
+    DeviceArg,
+    GeneratorArg,
+    Joint,
+    Layout,
+    OutputSpec,
+    Overload,
+    Sample,
+    Size,
+    TensorSpec,
+    Tolerance,
+)
 
 FLOATS: tuple[torch.dtype, ...] = (torch.float32, torch.float16, torch.bfloat16)
 LAYOUTS: tuple[Layout, ...] = ("contiguous", "transposed", "strided", "expanded")
@@ -24,7 +36,7 @@ accurate than a plain tiled loop: measured on the H200, an ieee tiled Triton mat
 
 
 def describe_value(v: Any) -> str:
-    if isinstance(v, (TensorSpec, OutputSpec, DeviceArg, GeneratorArg)):
+    if isinstance(v, (TensorSpec, OutputSpec, DeviceArg, GeneratorArg, Joint)):
         return v.describe()
     if isinstance(v, torch.dtype):
         return str(v).replace("torch.", "")

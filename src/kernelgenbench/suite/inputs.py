@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from .spec import DeviceArg, GeneratorArg, OutputSpec, TensorSpec
+from .spec import DeviceArg, GeneratorArg, Joint, OutputSpec, TensorSpec
 
 POISON_FLOAT = float("nan")
 POISON_INT = -0x5EED
@@ -204,6 +204,11 @@ def materialize(values: Mapping[str, Any], seed: int, device: str, on_device: bo
             out[name] = make_tensor(v, gen, device)
         elif isinstance(v, OutputSpec):
             out[name] = make_output(v, device)
+        elif isinstance(v, Joint):
+            drawn = v.draw(gen, *(out[k] for k in v.of))
+            if tuple(drawn.shape) != tuple(v.shape) or drawn.dtype != v.dtype:
+                raise ValueError(f"{name}: the joint draw made {drawn.dtype}{list(drawn.shape)}, not {v.describe()}")
+            out[name] = drawn.to(device)
         elif isinstance(v, (list, tuple)) and tensor_list(v):
             # `Tensor?[]` (index's indices): None entries stay None
             out[name] = type(v)(None if x is None else make_tensor(x, gen, device) for x in v)

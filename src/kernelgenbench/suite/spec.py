@@ -99,6 +99,24 @@ class TensorSpec:
 
 
 @dataclass(frozen=True)
+class Joint:
+    """A tensor drawn jointly with arguments drawn before it (earlier in parameter order), where no
+    distribution of its own can make the values agree (each token's sequence, consistent with the
+    cumulative offsets drawn for `cu_seq_lens`). The sampler owns the draw: `draw(gen, *tensors)`
+    gets the case's generator and the already drawn tensors named in `of`, and returns a tensor of
+    `shape` and `dtype` on their device. `what` labels the case."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+    of: tuple[str, ...]
+    draw: Callable[..., Any]
+    what: str
+
+    def describe(self) -> str:
+        return f"{str(self.dtype).replace('torch.', '')}{list(self.shape)} {self.what}"
+
+
+@dataclass(frozen=True)
 class DeviceArg:
     """A `device=` argument: the device the case runs on, known only in the worker."""
 

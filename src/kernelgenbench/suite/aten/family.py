@@ -15,7 +15,19 @@ from typing import Any
 import torch
 
 from ..build import Sampler, build_cases, sample
-from ..spec import Compare, DeviceArg, GeneratorArg, Operator, OutputSpec, Overload, Sample, TensorSpec, Tolerance, Work
+from ..spec import (
+    Compare,
+    DeviceArg,
+    GeneratorArg,
+    Joint,
+    Operator,
+    OutputSpec,
+    Overload,
+    Sample,
+    TensorSpec,
+    Tolerance,
+    Work,
+)
 from .schema import overloads
 
 
@@ -29,6 +41,8 @@ def blank(v: Any, device: str) -> Any:
         return torch.empty(v.shape, dtype=v.dtype, device=device)
     if isinstance(v, OutputSpec):
         return torch.empty(v.shape, dtype=v.dtype, device=device)
+    if isinstance(v, Joint):  # index-like (drawn from index tensors): zeros are in range
+        return torch.zeros(v.shape, dtype=v.dtype, device=device)
     if isinstance(v, DeviceArg):
         return torch.device(device)
     if isinstance(v, GeneratorArg):
