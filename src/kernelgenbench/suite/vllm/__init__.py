@@ -6,18 +6,18 @@ from collections.abc import Callable
 
 from ..spec import Operator
 from . import (
-               attention,
-               cache,
-               cache_gather,
-               cache_gather2,
-               cache_gather3,
-               fused_norm,
-               misc,
-               moe,
-               norm,
-               quant,
-               rotary,
-               transform,
+    attention,
+    cache,
+    cache_gather,
+    cache_gather2,
+    cache_gather3,
+    fused_norm,
+    misc,
+    moe,
+    norm,
+    quant,
+    rotary,
+    transform,
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
