@@ -12,16 +12,20 @@ from . import (
     cache_gather2,
     cache_gather3,
     fused_norm,
+    ggml,
+    gptq,
+    marlin,
     misc,
     moe,
     norm,
     quant,
     rotary,
+    scaled_mm,
     transform,
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
-            transform)
+            transform, gptq, marlin, ggml, scaled_mm)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
