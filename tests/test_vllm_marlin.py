@@ -1,7 +1,8 @@
 """The vLLM Marlin records: the grids draw what matters (4- and 8-bit codes, act order, 8-bit
-activation tiles, several experts, AWQ zero points, in place and not), and the references agree
-with a line-by-line transcription of vLLM's CUDA kernels (one simulated thread at a time) on
-small random inputs and on words packed from quantised float weights."""
+activation tiles, several experts, AWQ zero points, in place and not, grouped and channelwise
+scales), and the references agree with a line-by-line transcription of vLLM's CUDA kernels (one
+simulated thread at a time) on small random inputs and on words packed from quantised float
+weights; the GEMM's reference is the product with the dequantised weights."""
 
 from __future__ import annotations
 
@@ -10,15 +11,21 @@ import torch
 
 from kernelgenbench.suite import registry
 from kernelgenbench.suite.vllm.marlin import (
+    UINT4B8,
+    UINT8B128,
+    WEIGHT_TYPES,
     awq_codes,
     awq_marlin_moe_repack_reference,
     awq_pack,
     gptq_codes,
+    gptq_marlin_gemm_reference,
     gptq_marlin_moe_repack_reference,
     gptq_pack,
     marlin_int4_fp8_preprocess_reference,
     marlin_pack,
+    marlin_permute_scales,
     marlin_unpack,
+    marlin_unpermute_scales,
 )
 
 REPACKS = ("vllm::gptq_marlin_moe_repack", "vllm::awq_marlin_moe_repack")
@@ -214,3 +221,59 @@ def test_preprocess_grid_draws_the_semantics() -> None:
         assert rows * cols % 32 == 0
         if v["qzeros_or_none"] is not None:
             assert rows % 32 == 0 and v["qzeros_or_none"].shape[1] == cols
+
+
+def test_scalar_type_ids_are_vllms() -> None:
+    """ScalarType.uint(4, 8) and uint(8, 128): mantissa << 8 | bias << 17 | IEEE_754 NaN repr (1) << 50."""
+    assert UINT4B8 == 1125899907892224 and UINT8B128 == 1125899923621888
+    assert WEIGHT_TYPES == {UINT4B8: (4, 8), UINT8B128: (8, 128)}
+
+
+def test_scale_permutation_is_vllms() -> None:
+    """marlin_permute_scales: s.reshape(-1, 64)[:, [i + 8j for i in 0..7 for j in 0..7]] with several
+    groups; s.reshape(-1, 32)[:, [2i + j for i in 0..3 for j in (0, 1, 8, 9, 16, 17, 24, 25)]] with one."""
+    grouped = [i + 8 * j for i in range(8) for j in range(8)]
+    single = [2 * i + j for i in range(4) for j in (0, 1, 8, 9, 16, 17, 24, 25)]
+    s = torch.arange(3 * 128, dtype=torch.float64).reshape(3, 128)
+    assert torch.equal(marlin_permute_scales(s), s.reshape(-1, 64)[:, grouped].reshape(3, 128))
+    one = torch.arange(192, dtype=torch.float64).reshape(1, 192)
+    assert torch.equal(marlin_permute_scales(one), one.reshape(-1, 32)[:, single].reshape(1, 192))
+    for t in (s, one):
+        assert torch.equal(marlin_unpermute_scales(marlin_permute_scales(t)), t)
+
+
+@pytest.mark.parametrize(("bits", "groups"), [(4, 1), (4, 4), (8, 2), (8, 1)])
+def test_gemm_reference_is_the_dequantised_product(bits: int, groups: int) -> None:
+    """Codes quantised from float weights, packed GPTQ-style, repacked to Marlin and the scales
+    permuted as vLLM does: the reference gives a @ ((codes - bias) * scale)."""
+    gen = torch.Generator().manual_seed(bits * groups)
+    k, n, m = 128, 128, 3
+    weight = torch.randn(k, n, generator=gen, dtype=torch.float64)
+    half = 2 ** (bits - 1)
+    scale = weight.reshape(groups, -1, n).abs().amax(1) / (half - 1)
+    codes = (torch.round(weight / scale.repeat_interleave(k // groups, 0)) + half).clamp(0, 2 * half - 1).long()
+    words = gptq_marlin_moe_repack_reference(gptq_pack(codes, bits)[None], torch.empty(1, 0, dtype=torch.int32),
+                                             k, n, bits)[0]
+    a = torch.randn(m, k, generator=gen, dtype=torch.float64)
+    tid = UINT4B8 if bits == 4 else UINT8B128
+    got = gptq_marlin_gemm_reference(a, None, words, None, marlin_permute_scales(scale), None, None, None, None,
+                                     None, torch.zeros(8, dtype=torch.int32), tid, m, n, k)
+    want = a @ ((codes - half).double() * scale.repeat_interleave(k // groups, 0))
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(got, a @ weight, rtol=0.0, atol=0.6 * float(scale.max()) * float(a.abs().sum(1).max()))
+
+
+def test_gemm_grid_draws_the_semantics() -> None:
+    op = registry.get("vllm::gptq_marlin_gemm")
+    assert op.overloads[0].param("workspace").scratch and op.tolerance.abs_scale
+    small = _values("vllm::gptq_marlin_gemm", "small")
+    assert {v["b_q_type"] for v in small} == {UINT4B8, UINT8B128}
+    assert {v["a"].dtype for v in small} == {torch.float16, torch.bfloat16}
+    groups = {v["size_k"] // v["b_scales"].shape[0] for v in small if v["b_scales"].shape[0] > 1}
+    assert {32, 64, 128} <= groups and any(v["b_scales"].shape[0] == 1 for v in small)
+    assert any(v["size_m"] == 1 for v in small) and any(v["size_m"] > 16 for v in small)
+    for v in small + _values("vllm::gptq_marlin_gemm", "large") + _values("vllm::gptq_marlin_gemm", "perf"):
+        bits = WEIGHT_TYPES[v["b_q_type"]][0]
+        assert v["size_k"] % 128 == 0 and v["size_n"] % 64 == 0
+        assert v["b_q_weight"].shape == (v["size_k"] // 16, v["size_n"] * bits // 2)
+        assert v["a"].shape == (v["size_m"], v["size_k"]) and v["b_scales"].dtype == v["a"].dtype

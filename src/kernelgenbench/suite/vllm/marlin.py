@@ -1,5 +1,5 @@
-"""Marlin weight layouts as vLLM 0.13 prepares them: `gptq_marlin_moe_repack`, `awq_marlin_moe_repack`
-and `marlin_int4_fp8_preprocess`.
+"""Marlin weight layouts as vLLM 0.13 prepares them, and the Marlin GEMM that reads them:
+`gptq_marlin_moe_repack`, `awq_marlin_moe_repack`, `marlin_int4_fp8_preprocess`, `gptq_marlin_gemm`.
 
 - The repacks (csrc/quantization/gptq_marlin/gptq_marlin_repack.cu and awq_marlin_repack.cu, one
   launch per expert from vllm/_custom_ops.py's gptq_marlin_moe_repack / awq_marlin_moe_repack;
@@ -19,6 +19,17 @@ and `marlin_int4_fp8_preprocess`.
   zero of a code in the same slot of its group's word) q -> q - z if q >= z else 15 - q. In place
   (returning qweight) or into a new tensor.
 
+- gptq_marlin_gemm (csrc/quantization/gptq_marlin/gptq_marlin.cu and marlin_template.h; the
+  scale layout of marlin_permute_scales in vllm/model_executor/layers/quantization/utils/
+  marlin_utils.py): out = a @ W for a [m, k] fp16/bf16 and W dequantised from Marlin words:
+  W[k, n] = (code - bias) * scale[k // group, n], bias 8 for uint4b8 and 128 for uint8b128 (GPTQ's
+  symmetric types, named by vLLM's ScalarType id, `b_q_type`). The scales arrive permuted as
+  marlin_permute_scales leaves them: in chunks of 64 along the flat [groups, n] tensor, position
+  l holds the chunk's element (l % 8) * 8 + l // 8 when there are several groups; with one group
+  (channelwise) in chunks of 32, position l = 8i + j holds element 2i + (j % 2) + 8 (j // 2).
+  Marlin dequantises in the activation dtype (the weight rounded once to it) and accumulates in
+  float32; the truth is the float64 product.
+
 Packed words are random int32 here: every int32 is the packing of some codes, and a checkpoint's
 packer (tests/test_vllm_marlin.py packs quantised float weights with `gptq_pack` / `awq_pack`) gives
 words of the same kind. The outputs are integers, judged bit-exact.
@@ -32,9 +43,9 @@ from dataclasses import dataclass
 
 import torch
 
-from ..build import sample
+from ..build import MATMUL_TOLERANCE, sample
 from ..spec import Operator, Overload, Param, Sample, Size, TensorSpec
-from .family import vllm_operator
+from .family import compute_dtype, vllm_operator
 
 i32 = torch.int32
 INT32_LOW, INT32_HIGH = -(2 ** 31), 2 ** 31
@@ -397,8 +408,161 @@ def marlin_int4_fp8_preprocess() -> Operator:
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# gptq_marlin_gemm
+
+
+def scalar_type_id(mantissa: int, signed: bool, bias: int, exponent: int = 0, finite_only: bool = False,
+                   nan_repr: int = 1) -> int:
+    """vLLM's ScalarType.id: exponent (8 bits), mantissa (8), signed (1), bias (32), finite-only (1)
+    and NaN representation (8) packed from bit 0 up (vllm/scalar_type.py)."""
+    return (exponent | mantissa << 8 | int(signed) << 16 | (bias & 0xFFFFFFFF) << 17 | int(finite_only) << 49
+            | nan_repr << 50)
+
+
+UINT4B8 = scalar_type_id(4, False, 8)
+UINT8B128 = scalar_type_id(8, False, 128)
+WEIGHT_TYPES = {UINT4B8: (4, 8), UINT8B128: (8, 128)}
+"""b_q_type id -> (bits, bias) of the drawn weight types: scalar_types.uint4b8 and uint8b128."""
+
+
+def scale_source(size_n: int, groups: int) -> torch.Tensor:
+    """For every flat position of Marlin's permuted scales [groups, n], the flat position in the
+    plain [groups, n] scales it holds."""
+    pos = torch.arange(groups * size_n)
+    if groups > 1:
+        lane, base = pos % 64, pos - pos % 64
+        return base + (lane % 8) * 8 + lane // 8
+    lane, base = pos % 32, pos - pos % 32
+    i, j = lane // 8, lane % 8
+    return base + 2 * i + j % 2 + 8 * (j // 2)
+
+
+def marlin_permute_scales(scales: torch.Tensor) -> torch.Tensor:
+    """Plain scales [groups, n] -> Marlin's order (as vLLM's marlin_permute_scales)."""
+    groups, size_n = scales.shape
+    return scales.reshape(-1)[scale_source(size_n, groups).to(scales.device)].reshape(groups, size_n)
+
+
+def marlin_unpermute_scales(scales: torch.Tensor) -> torch.Tensor:
+    groups, size_n = scales.shape
+    plain = torch.empty_like(scales).reshape(-1)
+    plain[scale_source(size_n, groups).to(scales.device)] = scales.reshape(-1)
+    return plain.reshape(groups, size_n)
+
+
+def gptq_marlin_gemm_reference(a: torch.Tensor, c: torch.Tensor | None, b_q_weight: torch.Tensor,
+                               b_bias: torch.Tensor | None, b_scales: torch.Tensor, a_scales: torch.Tensor | None,
+                               global_scale: torch.Tensor | None, b_zeros: torch.Tensor | None,
+                               g_idx: torch.Tensor | None, perm: torch.Tensor | None, workspace: torch.Tensor,
+                               b_q_type: int, size_m: int, size_n: int, size_k: int, is_k_full: bool = True,
+                               use_atomic_add: bool = False, use_fp32_reduce: bool = False,
+                               is_zp_float: bool = False) -> torch.Tensor:
+    bits, bias = WEIGHT_TYPES[b_q_type]
+    codes = marlin_unpack(b_q_weight, size_k, size_n, bits)
+    scales = marlin_unpermute_scales(b_scales)
+    scales = scales.repeat_interleave(size_k // scales.shape[0], 0)
+    weight = (codes - bias).to(a.dtype) * scales  # one rounding to the activation dtype, as Marlin
+    acc = compute_dtype(a.dtype)
+    return (a.to(acc) @ weight.to(acc)).to(a.dtype)
+
+
+@dataclass(frozen=True)
+class Gemm:
+    m: int
+    k: int
+    n: int
+    bits: int
+    group: int  # -1: one scale per column
+    dtype: torch.dtype
+
+
+f16, bf16 = torch.float16, torch.bfloat16
+GEMMS: dict[str, list[Gemm]] = {
+    "small": [
+        Gemm(1, 128, 64, 4, -1, f16),
+        Gemm(3, 256, 128, 4, 32, bf16),
+        Gemm(5, 128, 192, 8, 64, f16),
+        Gemm(16, 256, 64, 8, -1, bf16),
+        Gemm(2, 384, 128, 4, 128, f16),
+        Gemm(33, 128, 128, 4, 128, bf16),
+    ],
+    "large": [Gemm(64, 4096, 4096, 4, 128, f16), Gemm(100, 2048, 1024, 8, -1, bf16)],
+    # Llama-3-8B projections (GPTQ int4, group 128): decode, small batch, prefill
+    "perf": [Gemm(1, 4096, 14336, 4, 128, bf16), Gemm(16, 4096, 4096, 4, 128, f16),
+             Gemm(256, 14336, 4096, 4, 128, bf16), Gemm(64, 4096, 28672, 8, -1, bf16)],
+}
+SMS = 132
+"""The workspace vLLM allocates (marlin_make_workspace_new): 4 int32 locks per SM of the H200."""
+
+
+def gemm_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for c in GEMMS[size]:
+        groups = 1 if c.group == -1 else c.k // c.group
+        assert c.k % 128 == 0 and c.n % 64 == 0 and c.k % groups == 0, c
+        yield sample({
+            "a": TensorSpec((c.m, c.k), c.dtype),
+            "c": None,
+            "b_q_weight": TensorSpec((c.k // 16, c.n * c.bits // 2), i32, dist="uniform", low=INT32_LOW,
+                                     high=INT32_HIGH),
+            "b_bias": None,
+            "b_scales": TensorSpec((groups, c.n), c.dtype, dist="uniform", low=0.002, high=0.02),
+            "a_scales": None, "global_scale": None, "b_zeros": None, "g_idx": None, "perm": None,
+            "workspace": TensorSpec((SMS * 4,), i32, dist="index", low=0, high=1),
+            "b_q_type": UINT4B8 if c.bits == 4 else UINT8B128,
+            "size_m": c.m, "size_n": c.n, "size_k": c.k,
+        }, hide=("c", "b_bias", "a_scales", "global_scale", "b_zeros", "g_idx", "perm"))
+
+
+def gptq_marlin_gemm() -> Operator:
+    return vllm_operator(
+        "gptq_marlin_gemm", "marlin",
+        "Weight-only quantised GEMM out = a @ W, W dequantised from Marlin-ordered GPTQ codes and "
+        "permuted group scales.",
+        params=(
+            Param("a", "Tensor"), Param("c", "Tensor?"), Param("b_q_weight", "Tensor"), Param("b_bias", "Tensor?"),
+            Param("b_scales", "Tensor"), Param("a_scales", "Tensor?"), Param("global_scale", "Tensor?"),
+            Param("b_zeros", "Tensor?"), Param("g_idx", "Tensor?"), Param("perm", "Tensor?"),
+            Param("workspace", "Tensor", scratch=True), Param("b_q_type", "int"), Param("size_m", "int"),
+            Param("size_n", "int"), Param("size_k", "int"),
+            Param("is_k_full", "bool", has_default=True, default=True),
+            Param("use_atomic_add", "bool", has_default=True, default=False),
+            Param("use_fp32_reduce", "bool", has_default=True, default=False),
+            Param("is_zp_float", "bool", has_default=True, default=False),
+        ),
+        signature=("gptq_marlin_gemm(a: torch.Tensor, c: torch.Tensor | None, b_q_weight: torch.Tensor, "
+                   "b_bias: torch.Tensor | None, b_scales: torch.Tensor, a_scales: torch.Tensor | None, "
+                   "global_scale: torch.Tensor | None, b_zeros: torch.Tensor | None, g_idx: torch.Tensor | None, "
+                   "perm: torch.Tensor | None, workspace: torch.Tensor, b_q_type: int, size_m: int, size_n: int, "
+                   "size_k: int, is_k_full: bool = True, use_atomic_add: bool = False, "
+                   "use_fp32_reduce: bool = False, is_zp_float: bool = False) -> torch.Tensor"),
+        reference=gptq_marlin_gemm_reference,
+        sampler=gemm_sampler,
+        tolerance=MATMUL_TOLERANCE,
+        ov_doc=("a [size_m, size_k] float16/bfloat16 contiguous. b_q_weight int32 [size_k / 16, size_n * bits / 2] "
+                "in Marlin order (as gptq_marlin_moe_repack makes one expert's, 16-bit activations) of the "
+                "codes of W [size_k, size_n]. b_q_type is vLLM's ScalarType id: uint4b8 "
+                f"({UINT4B8}: 4-bit codes, bias 8) or uint8b128 ({UINT8B128}: 8-bit, bias 128). b_scales "
+                "[groups, size_n] in a's dtype, group = size_k / groups, in Marlin's order: with groups > 1, "
+                "flat position p of b_scales holds plain element p - p % 64 + (p % 8) * 8 + (p % 64) // 8; "
+                "with one group, position p = 32c + 8i + j holds plain element 32c + 2i + (j % 2) + 8 (j // 2). "
+                "W[k, n] = (code - bias) * scale[k // group, n]. Returns a new [size_m, size_n] tensor of a's "
+                "dtype = a @ W (float32 accumulation). workspace int32 [4 * SMs] is vLLM's lock buffer: "
+                "scratch, may be used or ignored. c, b_bias, a_scales, global_scale, b_zeros, g_idx, perm are "
+                "None; is_k_full True; use_atomic_add, use_fp32_reduce, is_zp_float False."),
+        notes=("csrc/quantization/gptq_marlin/gptq_marlin.cu, marlin_template.h; scales as "
+               "marlin_utils.marlin_permute_scales; b_q_type ids as vllm/scalar_type.py. Drawn: GPTQ's symmetric "
+               "types without act order (uint4b8, uint8b128), channelwise and grouped scales (32, 64, 128), "
+               "size_k a multiple of 128 and size_n of 64 (vLLM's minimum thread tiles). Not drawn yet: zero "
+               "points (uint4 with b_zeros, AWQ), act order (g_idx, perm, is_k_full), fp8/fp4 weights with "
+               "global_scale, 8-bit activations (a_scales), b_bias, an out tensor c, the atomic-add and fp32 "
+               "reduce modes (which change nothing but rounding)."),
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "gptq_marlin_moe_repack": gptq_marlin_moe_repack,
     "awq_marlin_moe_repack": awq_marlin_moe_repack,
     "marlin_int4_fp8_preprocess": marlin_int4_fp8_preprocess,
+    "gptq_marlin_gemm": gptq_marlin_gemm,
 }
