@@ -17,9 +17,8 @@ GROUP = 128
 def _scaled_mm_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, bias_ptr, c_ptr, M, N, K,
                       stride_am, stride_bk, stride_bn, stride_sam, stride_sak, stride_sbk, stride_sbn,
                       A_PER_ROW: tl.constexpr, B_PER_COL: tl.constexpr, BLOCKWISE: tl.constexpr,
-                      HAS_BIAS: tl.constexpr, IS_INT: tl.constexpr,
+                      HAS_BIAS: tl.constexpr, IS_INT: tl.constexpr, ZERO: tl.constexpr,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    ZERO: tl.constexpr = 0 if IS_INT else 0.0
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -86,6 +85,7 @@ def cutlass_scaled_mm(a, b, scale_a, scale_b, out_dtype, bias=None):
             a2.stride(0), b.stride(0), b.stride(1), sa_strides[0], sa_strides[1], sb_strides[0], sb_strides[1],
             A_PER_ROW=scale_a.numel() == M and M > 1, B_PER_COL=scale_b.numel() == N and N > 1,
             BLOCKWISE=blockwise, HAS_BIAS=bias is not None, IS_INT=a.dtype == torch.int8,
+            ZERO=0 if a.dtype == torch.int8 else 0.0,
             BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, num_warps=8 if block_m >= 64 else 4,
         )
     return out.view(*target)
