@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import attention, cache, cache_gather, cache_gather2, fused_norm, misc, moe, norm, quant, rotary, transform
+from . import attention, cache, cache_gather, cache_gather2, fused_norm, ggml, misc, moe, norm, quant, rotary, transform
 
-FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, moe, quant, misc, transform)
+FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, moe, quant, misc, transform,
+            ggml)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
