@@ -1,5 +1,5 @@
 # op: vllm::ggml_dequantize
-# idiom: 2-D tile of whole GGML blocks per program (block header read once per row, values along the second axis), fp16 fields rebuilt from byte pairs, one kernel per format family chosen by a host dict
+# idiom: 2-D tile of whole blocks per program (header once per row), fp16 fields rebuilt from byte pairs, one kernel per format family
 
 """GGUF dequantisation with a program per run of whole blocks: rows are blocks, columns their values."""
 
