@@ -1,0 +1,90 @@
+"""vllm::ggml_dequantize in Triton: each program decodes a run of values straight from the GGML
+blocks (fields gathered per value, math in float32) and stores them in the output dtype."""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 1024
+# values per block and bytes per block of each GGML type id
+FORMATS = {2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 12: (256, 144), 14: (256, 210)}
+
+# GGML block decoding, one value per lane: `blk` is the block's byte offset (int64), `j` the value's
+# index inside the block; every field is gathered from the uint8 weight and combined in float32.
+
+
+@triton.jit
+def _half(w_ptr, at, mask):
+    lo = tl.load(w_ptr + at, mask=mask, other=0).to(tl.uint16)
+    hi = tl.load(w_ptr + at + 1, mask=mask, other=0).to(tl.uint16)
+    return (lo | (hi << 8)).to(tl.float16, bitcast=True).to(tl.float32)
+
+
+@triton.jit
+def _byte(w_ptr, at, mask):
+    return tl.load(w_ptr + at, mask=mask, other=0).to(tl.int32)
+
+
+@triton.jit
+def _decode(w_ptr, blk, j, mask, QTYPE: tl.constexpr):
+    if QTYPE == 8:  # Q8_0: fp16 d, int8 qs[32]
+        q = tl.load(w_ptr + blk + 2 + j, mask=mask, other=0).to(tl.int8, bitcast=True).to(tl.float32)
+        return q * _half(w_ptr, blk, mask)
+    elif QTYPE == 12:  # Q4_K: fp16 d, fp16 dmin, 12 bytes of 6-bit scales/mins, qs[128]
+        sub = j // 32
+        b = _byte(w_ptr, blk + 16 + (j // 64) * 32 + j % 32, mask)
+        q = tl.where(sub % 2 == 1, b >> 4, b & 15)
+        lo = sub < 4
+        s_a = _byte(w_ptr, blk + 4 + sub, mask)  # scales[sub]
+        s_b = _byte(w_ptr, blk + 8 + sub, mask)  # scales[sub + 4]
+        s_c = _byte(w_ptr, blk + 4 + tl.where(lo, sub, sub - 4), mask)  # scales[sub - 4] past 4
+        sc = tl.where(lo, s_a & 63, (s_b & 15) | ((s_c >> 6) << 4))
+        mn = tl.where(lo, s_b & 63, (s_b >> 4) | ((s_a >> 6) << 4))
+        d = _half(w_ptr, blk, mask)
+        dmin = _half(w_ptr, blk + 2, mask)
+        return d * sc.to(tl.float32) * q.to(tl.float32) - dmin * mn.to(tl.float32)
+    elif QTYPE == 14:  # Q6_K: ql[128], qh[64], int8 scales[16], fp16 d
+        half = j // 128
+        r = j % 128
+        quarter = r // 32
+        lane = r % 32
+        b = _byte(w_ptr, blk + 64 * half + lane + 32 * (quarter % 2), mask)
+        low = tl.where(quarter >= 2, b >> 4, b & 15)
+        h = (_byte(w_ptr, blk + 128 + 32 * half + lane, mask) >> (2 * quarter)) & 3
+        q = (low | (h << 4)) - 32
+        sc = tl.load(w_ptr + blk + 192 + j // 16, mask=mask, other=0).to(tl.int8, bitcast=True)
+        return _half(w_ptr, blk + 208, mask) * (sc.to(tl.float32) * q.to(tl.float32))
+    else:  # Q4_0 (2), Q4_1 (3), Q5_0 (6), Q5_1 (7): fp16 d [, fp16 m] [, qh u32], qs[16]
+        AFFINE: tl.constexpr = QTYPE == 3 or QTYPE == 7
+        FIVE: tl.constexpr = QTYPE == 6 or QTYPE == 7
+        qs_at = 2 + 2 * AFFINE + 4 * FIVE
+        b = _byte(w_ptr, blk + qs_at + j % 16, mask)
+        q = tl.where(j < 16, b & 15, b >> 4)
+        if FIVE:
+            hb = _byte(w_ptr, blk + qs_at - 4 + j // 8, mask)
+            q = q | (((hb >> (j % 8)) & 1) << 4)
+        d = _half(w_ptr, blk, mask)
+        if AFFINE:
+            return q.to(tl.float32) * d + _half(w_ptr, blk + 2, mask)
+        else:
+            return (q - 8 * (1 + FIVE)).to(tl.float32) * d
+
+
+@triton.jit
+def _dequantize_kernel(w_ptr, out_ptr, total, QK: tl.constexpr, SIZE: tl.constexpr, QTYPE: tl.constexpr,
+                       BLOCK: tl.constexpr):
+    idx = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = idx < total
+    values = _decode(w_ptr, (idx // QK) * SIZE, (idx % QK).to(tl.int32), mask, QTYPE)
+    tl.store(out_ptr + idx, values.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def ggml_dequantize(W: torch.Tensor, quant_type: int, m: int, n: int,
+                    dtype: torch.dtype | None = None) -> torch.Tensor:
+    qk, size = FORMATS[quant_type]
+    out = torch.empty((m, n), dtype=dtype or torch.float16, device=W.device)
+    total = m * n
+    if total:
+        _dequantize_kernel[(triton.cdiv(total, BLOCK),)](W, out, total, QK=qk, SIZE=size, QTYPE=quant_type,
+                                                         BLOCK=BLOCK, num_warps=4)
+    return out
