@@ -203,7 +203,7 @@ def test_records_are_registered():
         op = registry.get(oid)
         assert op.source == "cublas" and op.baseline is library.baseline
         assert {c.size for c in op.cases} == {"small", "large", "perf"}
-    assert {op.id for op in registry.specified("cublas")} == set(IDS)
+    assert set(IDS) <= {op.id for op in registry.specified("cublas")}  # other groups add theirs
 
 
 def test_sgemv_twin_is_float32_and_unpublished():

@@ -177,6 +177,9 @@ class Overload:
     `reference` is a dtype-generic torch implementation: called on float64 inputs it is the
     ground truth, called on the working dtype it is the native numerics when no library is at hand.
     `returns_alias` names the argument the return value must be (ATen `Tensor(a!)` returns).
+    `scale`, where given, stands in for `reference` when an `abs_scale` tolerance evaluates it on
+    |inputs|: where the reference on |inputs| is no bound of the terms' magnitudes (complex
+    arithmetic on interleaved real views subtracts: re(a*b) = ar*br - ai*bi).
     """
 
     name: str
@@ -186,6 +189,7 @@ class Overload:
     reference: Callable[..., Any]
     doc: str = ""
     returns_alias: str | None = None
+    scale: Callable[..., Any] | None = None
 
     @property
     def writes(self) -> tuple[str, ...]:

@@ -146,6 +146,7 @@ class CaseOutcome:
 def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
     """The operator on float64 copies, with float64 as the default dtype too, so a float result
     of integer inputs (`int / 2.5`, `torch.zeros(n)`) is float64 where the native one is float32.
+    `absolute`: on |inputs|, through the overload's `scale` where it has one (the error scale).
 
     A case that is float64 already would have the native kernel as its own truth; on a GPU its
     truth is ATen's CPU kernel instead, an independent implementation (CUDA's hardsigmoid, for
@@ -158,7 +159,8 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> 
     default = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
-        return outputs_of(ov, ov.reference(*args, **kwargs), ref_values)
+        fn = ov.scale if absolute and ov.scale is not None else ov.reference
+        return outputs_of(ov, fn(*args, **kwargs), ref_values)
     finally:
         torch.set_default_dtype(default)
 

@@ -34,6 +34,7 @@ STATUS_NAMES = {
 OP_N, OP_T, OP_C = 0, 1, 2
 _OP_LETTERS = {"N": OP_N, "T": OP_T, "C": OP_C}
 POINTER_MODE_HOST = 0
+POINTER_MODE_DEVICE = 1
 DEFAULT_MATH = 0
 _INT32 = (-(2**31), 2**31 - 1)
 
@@ -49,6 +50,16 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasSgemv_v2": (_h, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i),
     "cublasDgemv_v2": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i),
     "cublasSgemm_v2": (_h, _i, _i, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i),
+    # level 1 (issue 13): a scalar result (dot, asum) is a device pointer, written in device pointer mode
+    "cublasDaxpy_v2": (_h, _i, _d, _p, _i, _p, _i),
+    "cublasDcopy_v2": (_h, _i, _p, _i, _p, _i),
+    "cublasSscal_v2": (_h, _i, _f, _p, _i),
+    "cublasSdot_v2": (_h, _i, _p, _i, _p, _i, _p),
+    "cublasDasum_v2": (_h, _i, _p, _i, _p),
+    "cublasCcopy_v2": (_h, _i, _p, _i, _p, _i),
+    "cublasZswap_v2": (_h, _i, _p, _i, _p, _i),
+    "cublasCdotu_v2": (_h, _i, _p, _i, _p, _i, _p),
+    "cublasZdotc_v2": (_h, _i, _p, _i, _p, _i, _p),
 }
 
 
@@ -222,6 +233,85 @@ class Cublas:
             self._call("cublasSgemm_v2", self._handle(dev), opa, opb, _int32("m", m), _int32("n", n),
                        _int32("k", k), ctypes.byref(ctypes.c_float(alpha)), pa, _int32("lda", lda),
                        pb, _int32("ldb", ldb), ctypes.byref(ctypes.c_float(beta)), pc, _int32("ldc", ldc))
+
+    # ---- level 1 (issue 13) ----------------------------------------------------------------------
+    # Complex vectors are interleaved real tensors (suite/cublas/complex.py): 2 reals per element.
+    # A routine with a scalar result writes it to a device tensor: the handle is switched to
+    # CUBLAS_POINTER_MODE_DEVICE for that one call (no host synchronisation) and back to host mode,
+    # which every other routine of this binding expects for alpha and beta.
+
+    def _device_result(self, routine: str, dev: torch.device, *args: Any) -> None:
+        with torch.cuda.device(dev):
+            h = self._handle(dev)
+            self._call("cublasSetPointerMode_v2", h, POINTER_MODE_DEVICE)
+            try:
+                self._call(routine, h, *args)
+            finally:
+                self._call("cublasSetPointerMode_v2", h, POINTER_MODE_HOST)
+
+    def cublasDaxpy_v2(self, n: int, alpha: float, x: torch.Tensor, incx: int,
+                       y: torch.Tensor, incy: int) -> None:
+        dev = y.device
+        px = _buffer("x", x, vector_extent(n, incx), dev, torch.float64)
+        py = _buffer("y", y, vector_extent(n, incy), dev, torch.float64)
+        with torch.cuda.device(dev):
+            self._call("cublasDaxpy_v2", self._handle(dev), _int32("n", n), ctypes.byref(ctypes.c_double(alpha)),
+                       px, _int32("incx", incx), py, _int32("incy", incy))
+
+    def _two_vectors(self, routine: str, dtype: torch.dtype, per: int, n: int, x: torch.Tensor, incx: int,
+                     y: torch.Tensor, incy: int) -> None:
+        """copy and swap: two vectors of `per` reals per element (2 for complex)."""
+        dev = y.device
+        px = _buffer("x", x, per * vector_extent(n, incx), dev, dtype)
+        py = _buffer("y", y, per * vector_extent(n, incy), dev, dtype)
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), _int32("n", n), px, _int32("incx", incx), py,
+                       _int32("incy", incy))
+
+    def cublasDcopy_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
+        self._two_vectors("cublasDcopy_v2", torch.float64, 1, n, x, incx, y, incy)
+
+    def cublasCcopy_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
+        self._two_vectors("cublasCcopy_v2", torch.float32, 2, n, x, incx, y, incy)
+
+    def cublasZswap_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
+        self._two_vectors("cublasZswap_v2", torch.float64, 2, n, x, incx, y, incy)
+
+    def cublasSscal_v2(self, n: int, alpha: float, x: torch.Tensor, incx: int) -> None:
+        """incx <= 0 is the reference BLAS's quick return (sscal.f), which cuBLAS leaves undocumented."""
+        if n <= 0 or incx <= 0:
+            return
+        dev = x.device
+        px = _buffer("x", x, vector_extent(n, incx), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasSscal_v2", self._handle(dev), _int32("n", n), ctypes.byref(ctypes.c_float(alpha)),
+                       px, _int32("incx", incx))
+
+    def _dot(self, routine: str, dtype: torch.dtype, per: int, n: int, x: torch.Tensor, incx: int,
+             y: torch.Tensor, incy: int, result: torch.Tensor) -> None:
+        dev = result.device
+        px = _buffer("x", x, per * vector_extent(n, incx), dev, dtype)
+        py = _buffer("y", y, per * vector_extent(n, incy), dev, dtype)
+        pr = _buffer("result", result, per, dev, dtype)
+        self._device_result(routine, dev, _int32("n", n), px, _int32("incx", incx), py, _int32("incy", incy), pr)
+
+    def cublasSdot_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int,
+                      result: torch.Tensor) -> None:
+        self._dot("cublasSdot_v2", torch.float32, 1, n, x, incx, y, incy, result)
+
+    def cublasCdotu_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int,
+                       result: torch.Tensor) -> None:
+        self._dot("cublasCdotu_v2", torch.float32, 2, n, x, incx, y, incy, result)
+
+    def cublasZdotc_v2(self, n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int,
+                       result: torch.Tensor) -> None:
+        self._dot("cublasZdotc_v2", torch.float64, 2, n, x, incx, y, incy, result)
+
+    def cublasDasum_v2(self, n: int, x: torch.Tensor, incx: int, result: torch.Tensor) -> None:
+        dev = result.device
+        px = _buffer("x", x, vector_extent(n, incx) if incx > 0 else 0, dev, torch.float64)
+        pr = _buffer("result", result, 1, dev, torch.float64)
+        self._device_result("cublasDasum_v2", dev, _int32("n", n), px, _int32("incx", incx), pr)
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,33 @@
+"""cublasCcopy_v2 in Triton: y := x between BLAS-strided complex64 vectors given as interleaved float32.
+
+Each complex element is a (re, im) pair of adjacent floats, so a program moves a [BLOCK, 2] tile:
+element k of x starts at float 2 * (x0 + k * incx).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _ccopy_kernel(x_ptr, y_ptr, n, incx, incy, x0, y0, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    k = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    part = tl.arange(0, 2)
+    mask = (k < n)[:, None] & (part < 2)[None, :]
+    src = 2 * (x0 + k * incx)[:, None] + part[None, :]
+    dst = 2 * (y0 + k * incy)[:, None] + part[None, :]
+    tl.store(y_ptr + dst, tl.load(x_ptr + src, mask=mask), mask=mask)
+
+
+def _start(n: int, inc: int) -> int:
+    """Reference-BLAS rule: a negative increment starts at the far end of the storage."""
+    return 0 if inc > 0 else (1 - n) * inc
+
+
+def cublasCcopy_v2(n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
+    if n <= 0:
+        return
+    block = 512
+    grid = (triton.cdiv(n, block),)
+    _ccopy_kernel[grid](x, y, n, incx, incy, _start(n, incx), _start(n, incy), BLOCK=block)
