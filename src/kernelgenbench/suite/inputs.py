@@ -21,8 +21,6 @@ POISON_INT = -0x5EED
 
 def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> torch.Tensor:
     dt = spec.dtype
-    if spec.make is not None:
-        return spec.make(shape, gen)
     if spec.dist == "index":
         return torch.randint(int(spec.low), int(spec.high), shape, generator=gen, dtype=torch.int64,
                              device=gen.device).to(dt)

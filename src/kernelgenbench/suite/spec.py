@@ -83,10 +83,6 @@ class TensorSpec:
     high: float = 1.0
     bit: Bit = ""
     along: int | None = None
-    # A sampler-owned maker, `make(shape, generator) -> tensor` (on the generator's device), for
-    # structured inputs no distribution describes (a float weight packed into quantized blocks by
-    # the suite's own packer); `dtype` and `shape` are still those of the tensor it makes.
-    make: Callable[..., Any] | None = None
 
     def describe(self) -> str:
         dt = str(self.dtype).replace("torch.", "")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from ..build import sample
-from ..spec import Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
+from ..spec import Joint, Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
 from .family import vllm_operator
 from .ggml_formats import BY_NAME, TYPES, dequantize, packed_weight, row_bytes
 
@@ -54,7 +54,10 @@ def _truth() -> bool:
 def _weight(qtype: int, shape: tuple[int, ...]) -> TensorSpec:
     """GGML blocks of a normal weight [..., cols], as uint8 [..., bytes]."""
     *lead, cols = shape
-    return TensorSpec((*lead, row_bytes(qtype, cols)), torch.uint8, make=packed_weight(qtype))
+    packed = (*lead, row_bytes(qtype, cols))
+    make = packed_weight(qtype)
+    return Joint(packed, torch.uint8, (), lambda gen: make(packed, gen),
+                 f"{TYPES[qtype].name} blocks of a normal {list(shape)} weight")
 
 
 def _q8_1(x: torch.Tensor) -> torch.Tensor:

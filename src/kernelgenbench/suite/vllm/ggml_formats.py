@@ -148,7 +148,7 @@ def pack(x: torch.Tensor, qtype: int) -> torch.Tensor:
 
 
 def packed_weight(qtype: int, scale: float = 1.0):
-    """A `TensorSpec.make`: a normal float weight of the spec's logical shape, packed."""
+    """A maker for a `Joint` draw: a normal float weight of the packed shape's logical size, packed."""
     t = TYPES[qtype]
 
     def make(shape: tuple[int, ...], gen: torch.Generator) -> torch.Tensor:
