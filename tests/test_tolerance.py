@@ -77,3 +77,16 @@ def test_cancelling_sum_allows_the_roundoff_of_its_terms():
     assert not compare(other_order, ref, native, TOL).ok
     assert compare(other_order, ref, native, Tolerance(abs_scale=True), scale).ok
     assert not compare(torch.zeros_like(native), ref, native, Tolerance(abs_scale=True), scale).ok
+
+
+def test_a_dynamic_scale_may_be_two_ulps_off_but_no_coarser():
+    """A GPU's float32 division is not correctly rounded: the scale output allows it, the codes do not."""
+    from kernelgenbench.suite.vllm.quant import SCALED_QUANT_TOLERANCE as tol
+
+    truth = torch.tensor([0.012345678901], dtype=torch.float64)
+    native = truth.to(torch.float32)
+    up = torch.tensor(float("inf"))
+    two_off = torch.nextafter(torch.nextafter(native, up), up)
+    assert compare(two_off, truth, native, tol.at(1)).ok
+    assert not compare(two_off, truth, native, tol.at(0)).ok
+    assert not compare(native.to(torch.bfloat16).to(torch.float32), truth, native, tol.at(1)).ok

@@ -27,9 +27,8 @@ def _hadamard_lines_kernel(src_ptr, dst_ptr, num_lines, lines_per_row, n, S, sca
     offs = base[:, None] + tl.arange(0, L)[None, :].to(tl.int64) * S
     mask = (g < num_lines)[:, None]
     y = tl.load(src_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    for s in tl.static_range(LOG_L):
-        h: tl.constexpr = 1 << s
-        pairs = tl.permute(tl.reshape(y, [BLOCK_LINES, L // (2 * h), 2, h]), [0, 1, 3, 2])
+    for s in tl.static_range(LOG_L):  # stage s pairs elements 2**s apart
+        pairs = tl.permute(tl.reshape(y, [BLOCK_LINES, L // (2 << s), 2, 1 << s]), [0, 1, 3, 2])
         a, b = tl.split(pairs)
         y = tl.reshape(tl.permute(tl.join(a + b, a - b), [0, 1, 3, 2]), [BLOCK_LINES, L])
     tl.store(dst_ptr + offs, (y * scale).to(dst_ptr.dtype.element_ty), mask=mask)

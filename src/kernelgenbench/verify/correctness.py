@@ -207,7 +207,7 @@ def check_values(op: Operator, ov: Overload, inputs: dict[str, Any], produced: l
     for i, (got, ref, nat, scale) in enumerate(zip(produced, expected.reference, expected.native, expected.scales)):
         if not isinstance(got, torch.Tensor):
             continue
-        verdict = compare(got, ref, nat, op.tolerance, scale)
+        verdict = compare(got, ref, nat, op.tolerance.at(i), scale)
         if not verdict.ok:
             return ValueCheck(False, f"output {i}: {verdict.reason}", verdict.figures)
         if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
@@ -380,19 +380,20 @@ class CaseRunner:
             return any(check_values(self.op, ov, snapshot, outs, expected, 0).ok
                        for outs in (zeros, nans, zeros[:returned] + before))
 
-        def fill_is_right(nat: Any, ref: Any, scale: Any) -> bool:
+        def fill_is_right(i: int, nat: Any, ref: Any, scale: Any) -> bool:
             if not isinstance(nat, torch.Tensor) or nat.numel() == 0:
                 return True
             fills = ((0.0, float("nan")) if (nat.dtype.is_floating_point or nat.dtype.is_complex)
                      else (False, True) if nat.dtype == torch.bool else (0,))  # poisoned bytes read as True
-            return any(compare(torch.full_like(nat, f), ref, nat, self.op.tolerance, scale).ok for f in fills)
+            return any(compare(torch.full_like(nat, f), ref, nat, self.op.tolerance.at(i), scale).ok for f in fills)
 
-        for nat, ref, scale in zip(native[:returned], reference[:returned], scales[:returned]):
-            if not fill_is_right(nat, ref, scale):
+        for i, (nat, ref, scale) in enumerate(zip(native[:returned], reference[:returned], scales[:returned])):
+            if not fill_is_right(i, nat, ref, scale):
                 return False
-        for given, ref, nat, scale in zip(before, reference[returned:], native[returned:], scales[returned:]):
-            if isinstance(nat, torch.Tensor) and not compare(given, ref, nat, self.op.tolerance, scale).ok \
-                    and not fill_is_right(nat, ref, scale):
+        for i, (given, ref, nat, scale) in enumerate(zip(before, reference[returned:], native[returned:],
+                                                         scales[returned:]), start=returned):
+            if isinstance(nat, torch.Tensor) and not compare(given, ref, nat, self.op.tolerance.at(i), scale).ok \
+                    and not fill_is_right(i, nat, ref, scale):
                 return False
         return True
 

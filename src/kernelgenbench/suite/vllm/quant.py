@@ -67,6 +67,13 @@ and the allowance is the harness's floor of correct rounding: half an ulp in the
 RMS. An fp8 output with a few values one code off passes; one rounded the wrong way throughout
 (truncation, round-half-up everywhere) or unclamped (NaN) fails."""
 
+SCALED_QUANT_TOLERANCE = Tolerance(k_rms=1.0, k_max=2.0, floor_ulps=0.0,
+                                   per_output=((1, Tolerance(k_rms=1.0, k_max=2.0, floor_ulps=2.0)),))
+"""QUANT_TOLERANCE, except for the float32 scales (output 1) a dynamic quantisation computes: one
+division, which a GPU's `/` (Triton's div.full.f32 on CUDA) rounds within 2 ulps, not correctly;
+measured on the H200: the reference solutions' per-token scales 1-2 ulps off (ratio 1.9-2.0 under
+QUANT_TOLERANCE). The codes stay near exact."""
+
 
 def _over(numerator: float, t: torch.Tensor) -> torch.Tensor:
     """numerator / t as one IEEE float32 division (torch's `float / tensor` multiplies by a
@@ -226,7 +233,7 @@ def scaled_fp8_quant() -> Operator:
                    "use_per_token_if_dynamic: bool = False) -> tuple[torch.Tensor, torch.Tensor]"),
         reference=scaled_fp8_quant_reference,
         sampler=scaled_fp8_quant_sampler,
-        tolerance=QUANT_TOLERANCE,
+        tolerance=SCALED_QUANT_TOLERANCE,
         ov_doc=("input [num_tokens, hidden] float32/float16/bfloat16 with unit last stride (any row stride). "
                 "All math in float32; q(v) = round-to-nearest-even of clamp(v, -448, 448) to "
                 "torch.float8_e4m3fn. Static (scale [1] float32 given): output = q(x * (1/scale)), and "
@@ -260,7 +267,7 @@ def scaled_int8_quant() -> Operator:
                    "-> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]"),
         reference=scaled_int8_quant_reference,
         sampler=scaled_int8_quant_sampler,
-        tolerance=QUANT_TOLERANCE,
+        tolerance=SCALED_QUANT_TOLERANCE,
         ov_doc=("input [..., hidden] float32/float16/bfloat16. All math in float32; rint = round half to "
                 "even; sat = clamp to [-128, 127]. Static (scale [1] float32 given; input contiguous): "
                 "without azp, output = sat(rint(x / scale)); with azp ([1] int32, symmetric False), "
