@@ -67,7 +67,7 @@ def _probabilities(ov: Overload, inputs: Mapping[str, Any], shape: torch.Size) -
     p = inputs["p"]
     if isinstance(p, torch.Tensor):
         return logical(p.expand(shape)).double()
-    return torch.full((int(torch.Size(shape).numel()),), float(p), dtype=torch.float64)
+    return torch.full((int(torch.Size(shape).numel()),), float(p), dtype=torch.float64, device=inputs["self"].device)
 
 
 def bernoulli_law(ov: Overload, inputs: Mapping[str, Any], outputs: list[Any]) -> Draws:
