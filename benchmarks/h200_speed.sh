@@ -2,7 +2,8 @@
 # The GPU proofs of the timing path, the harness core and the anti-cheat layers, as named steps so
 # they can be spread over device calls. The store lives in runs/ (carry it between calls: every
 # step resumes from it); the store and everything written go to OUTDIR/results.tgz at the end
-# (a device call brings back only a few files).
+# (a device call brings back only a few files). After every call run `bash benchmarks/take_results.sh
+# FILES_AT` before the next: carrying runs/ sends this machine's store, not the one the last call wrote.
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
