@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from kernelgenbench.suite import registry
-from kernelgenbench.suite.cublas import family, level3_real as l3
+from kernelgenbench.suite.cublas import family
+from kernelgenbench.suite.cublas import level3_real as l3
 from kernelgenbench.suite.spec import Joint, OutputSpec, TensorSpec, Tolerance
 from kernelgenbench.verify.tolerance import compare
 

@@ -13,7 +13,8 @@ import triton.language as tl
 
 @triton.jit
 def _bgemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, ldc, stride_a, stride_b, stride_c,
-                  alpha: tl.float64, beta: tl.float64, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+                  alpha: tl.float64, beta: tl.float64, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                  GROUP_M: tl.constexpr,
                   SKIP_PRODUCT: tl.constexpr, BETA_ZERO: tl.constexpr):
     pid = tl.program_id(0)
     batch = tl.program_id(1).to(tl.int64)
