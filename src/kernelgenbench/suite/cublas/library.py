@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import struct
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -60,6 +61,21 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasZswap_v2": (_h, _i, _p, _i, _p, _i),
     "cublasCdotu_v2": (_h, _i, _p, _i, _p, _i, _p),
     "cublasZdotc_v2": (_h, _i, _p, _i, _p, _i, _p),
+    # level 3 real/half and extensions (issue 13): strides are long long; the _64 routine takes int64 sizes
+    "cublasSgeam": (_h, _i, _i, _i, _i, _f, _p, _i, _f, _p, _i, _p, _i),
+    "cublasSdgmm": (_h, _i, _i, _i, _p, _i, _p, _i, _p, _i),
+    "cublasSsyrk_v2": (_h, _i, _i, _i, _i, _f, _p, _i, _f, _p, _i),
+    "cublasStrsm_v2": (_h, _i, _i, _i, _i, _i, _i, _f, _p, _i, _p, _i),
+    "cublasSgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _f, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong,
+                                  _f, _p, _i, ctypes.c_longlong, _i),
+    "cublasDgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _d, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong,
+                                  _d, _p, _i, ctypes.c_longlong, _i),
+    "cublasDgemmStridedBatched_64": (_h, _i, _i, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, _d, _p,
+                                     ctypes.c_int64, ctypes.c_longlong, _p, ctypes.c_int64, ctypes.c_longlong, _d, _p,
+                                     ctypes.c_int64, ctypes.c_longlong, ctypes.c_int64),
+    "cublasHgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _p, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong,
+                                  _p, _p, _i, ctypes.c_longlong, _i),
+    "cublasSgemmEx": (_h, _i, _i, _i, _i, _i, _f, _p, _i, _i, _p, _i, _i, _f, _p, _i, _i),
 }
 
 
@@ -312,6 +328,137 @@ class Cublas:
         px = _buffer("x", x, vector_extent(n, incx) if incx > 0 else 0, dev, torch.float64)
         pr = _buffer("result", result, 1, dev, torch.float64)
         self._device_result("cublasDasum_v2", dev, _int32("n", n), px, _int32("incx", incx), pr)
+
+    # ---- level 3 real/half and extensions (issue 13) ---------------------------------------------
+    # Side, fill and diag flags are read by suite/cublas/level3_real.py (imported here lazily: it
+    # imports this module). A strided batch's buffer must hold (batchCount-1)*stride + its last matrix.
+
+    def cublasSgeam(self, transa: Any, transb: Any, m: int, n: int, alpha: float, A: torch.Tensor, lda: int,
+                    beta: float, B: torch.Tensor, ldb: int, C: torch.Tensor, ldc: int) -> None:
+        opa, opb = op_code(transa), op_code(transb)
+        dev = C.device
+        pa = _buffer("A", A, matrix_extent(*((m, n) if opa == OP_N else (n, m)), lda), dev)
+        pb = _buffer("B", B, matrix_extent(*((m, n) if opb == OP_N else (n, m)), ldb), dev)
+        pc = _buffer("C", C, matrix_extent(m, n, ldc), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasSgeam", self._handle(dev), opa, opb, _int32("m", m), _int32("n", n),
+                       ctypes.byref(ctypes.c_float(alpha)), pa, _int32("lda", lda),
+                       ctypes.byref(ctypes.c_float(beta)), pb, _int32("ldb", ldb), pc, _int32("ldc", ldc))
+
+    def cublasSdgmm(self, mode: Any, m: int, n: int, A: torch.Tensor, lda: int, x: torch.Tensor, incx: int,
+                    C: torch.Tensor, ldc: int) -> None:
+        from .level3_real import SIDE_LEFT, side_code
+
+        side = side_code(mode)
+        dev = C.device
+        pa = _buffer("A", A, matrix_extent(m, n, lda), dev)
+        px = _buffer("x", x, vector_extent(m if side == SIDE_LEFT else n, incx), dev)
+        pc = _buffer("C", C, matrix_extent(m, n, ldc), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasSdgmm", self._handle(dev), side, _int32("m", m), _int32("n", n), pa,
+                       _int32("lda", lda), px, _int32("incx", incx), pc, _int32("ldc", ldc))
+
+    def cublasSsyrk_v2(self, uplo: Any, trans: Any, n: int, k: int, alpha: float, A: torch.Tensor, lda: int,
+                       beta: float, C: torch.Tensor, ldc: int) -> None:
+        """A real syrk's C is its T (reference BLAS ssyrk.f); cuBLAS is handed T for it."""
+        from .level3_real import fill_code
+
+        op = OP_T if op_code(trans) != OP_N else OP_N
+        dev = C.device
+        pa = _buffer("A", A, matrix_extent(*((n, k) if op == OP_N else (k, n)), lda), dev)
+        pc = _buffer("C", C, matrix_extent(n, n, ldc), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasSsyrk_v2", self._handle(dev), fill_code(uplo), op, _int32("n", n), _int32("k", k),
+                       ctypes.byref(ctypes.c_float(alpha)), pa, _int32("lda", lda),
+                       ctypes.byref(ctypes.c_float(beta)), pc, _int32("ldc", ldc))
+
+    def cublasStrsm_v2(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: float,
+                       A: torch.Tensor, lda: int, B: torch.Tensor, ldb: int) -> None:
+        from .level3_real import SIDE_LEFT, diag_code, fill_code, side_code
+
+        s = side_code(side)
+        order = m if s == SIDE_LEFT else n
+        dev = B.device
+        pa = _buffer("A", A, matrix_extent(order, order, lda), dev)
+        pb = _buffer("B", B, matrix_extent(m, n, ldb), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasStrsm_v2", self._handle(dev), s, fill_code(uplo), op_code(trans), diag_code(diag),
+                       _int32("m", m), _int32("n", n), ctypes.byref(ctypes.c_float(alpha)), pa, _int32("lda", lda),
+                       pb, _int32("ldb", ldb))
+
+    @staticmethod
+    def _batch_extents(transa: Any, transb: Any, m: int, n: int, k: int, lda: int, strideA: int, ldb: int,
+                       strideB: int, ldc: int, strideC: int, batch: int) -> tuple[int, int, int]:
+        opa, opb = op_code(transa), op_code(transb)
+        before = max(batch - 1, 0)
+        ea = matrix_extent(*((m, k) if opa == OP_N else (k, m)), lda)
+        eb = matrix_extent(*((k, n) if opb == OP_N else (n, k)), ldb)
+        ec = matrix_extent(m, n, ldc)
+        if batch <= 0:
+            return 0, 0, 0
+        return before * strideA + ea, before * strideB + eb, before * strideC + ec
+
+    def _gemm_batched(self, routine: str, dtype: torch.dtype, scalar: Any, size: Callable[[str, int], Any],
+                      transa: Any, transb: Any, m: int, n: int, k: int, alpha: Any, A: torch.Tensor, lda: int,
+                      strideA: int, B: torch.Tensor, ldb: int, strideB: int, beta: Any, C: torch.Tensor, ldc: int,
+                      strideC: int, batchCount: int) -> None:
+        ea, eb, ec = self._batch_extents(transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC,
+                                         batchCount)
+        dev = C.device
+        pa, pb, pc = _buffer("A", A, ea, dev, dtype), _buffer("B", B, eb, dev, dtype), _buffer("C", C, ec, dev, dtype)
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), op_code(transa), op_code(transb), size("m", m), size("n", n),
+                       size("k", k), ctypes.byref(scalar(alpha)), pa, size("lda", lda),
+                       ctypes.c_longlong(strideA), pb, size("ldb", ldb), ctypes.c_longlong(strideB),
+                       ctypes.byref(scalar(beta)), pc, size("ldc", ldc), ctypes.c_longlong(strideC),
+                       size("batchCount", batchCount))
+
+    def cublasSgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                                  A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
+                                  beta: float, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
+        self._gemm_batched("cublasSgemmStridedBatched", torch.float32, ctypes.c_float, _int32, transa, transb,
+                           m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
+
+    def cublasDgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                                  A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
+                                  beta: float, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
+        self._gemm_batched("cublasDgemmStridedBatched", torch.float64, ctypes.c_double, _int32, transa, transb,
+                           m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
+
+    def cublasDgemmStridedBatched_64(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                                     A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int,
+                                     strideB: int, beta: float, C: torch.Tensor, ldc: int, strideC: int,
+                                     batchCount: int) -> None:
+        self._gemm_batched("cublasDgemmStridedBatched_64", torch.float64, ctypes.c_double,
+                           lambda name, v: ctypes.c_int64(v), transa, transb, m, n, k, alpha, A, lda, strideA, B,
+                           ldb, strideB, beta, C, ldc, strideC, batchCount)
+
+    def cublasHgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                                  A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
+                                  beta: float, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
+        """alpha and beta are __half: their fp16 bits, passed by reference as a 16-bit integer."""
+
+        def half(v: float) -> ctypes.c_uint16:
+            return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", v))[0])
+
+        self._gemm_batched("cublasHgemmStridedBatched", torch.float16, half, _int32, transa, transb,
+                           m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
+
+    def cublasSgemmEx(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float, A: torch.Tensor,
+                      Atype: int, lda: int, B: torch.Tensor, Btype: int, ldb: int, beta: float, C: torch.Tensor,
+                      Ctype: int, ldc: int) -> None:
+        from .level3_real import DATA_TYPES
+
+        opa, opb = op_code(transa), op_code(transb)
+        dev = C.device
+        pa = _buffer("A", A, matrix_extent(*((m, k) if opa == OP_N else (k, m)), lda), dev, DATA_TYPES[Atype])
+        pb = _buffer("B", B, matrix_extent(*((k, n) if opb == OP_N else (n, k)), ldb), dev, DATA_TYPES[Btype])
+        pc = _buffer("C", C, matrix_extent(m, n, ldc), dev, DATA_TYPES[Ctype])
+        with torch.cuda.device(dev):
+            self._call("cublasSgemmEx", self._handle(dev), opa, opb, _int32("m", m), _int32("n", n),
+                       _int32("k", k), ctypes.byref(ctypes.c_float(alpha)), pa, Atype, _int32("lda", lda),
+                       pb, Btype, _int32("ldb", ldb), ctypes.byref(ctypes.c_float(beta)), pc, Ctype,
+                       _int32("ldc", ldc))
 
 
 @lru_cache(maxsize=1)
