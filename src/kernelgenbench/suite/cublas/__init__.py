@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import level1, level1_complex, level2, level3
+from . import level1, level1_complex, level2, level3, level23_complex
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (level1, level2, level3, level1_complex) for name, factory in fam.OPERATORS.items()
+    name: factory
+    for fam in (level1, level2, level3, level1_complex, level23_complex)
+    for name, factory in fam.OPERATORS.items()
 }
