@@ -12,6 +12,7 @@ import torch
 from kernelgenbench.suite import registry
 from kernelgenbench.suite.cublas import level23_complex as lc
 from kernelgenbench.suite.cublas.library import op_code, vector_extent
+from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.spec import OutputSpec
 from kernelgenbench.verify.correctness import _reference
 
@@ -259,3 +260,37 @@ def test_precisions_and_tolerances():
         assert all(v.dtype == want for c in op.cases for v in c.sample.values.values() if hasattr(v, "dtype"))
         if want == torch.float64:
             assert op.tolerance.floor_ulps == 256.0
+
+
+def written_positions(name: str, v: dict) -> list[int]:
+    """Complex elements of the output a call may write, from BLAS rules alone."""
+    batch = v.get("batchCount", 1)
+    if name in GER_IDS:
+        return [i + j * v["lda"] for j in range(v["n"]) for i in range(v["m"])] if v["alpha"] != 0 else []
+    if name in GEMV_IDS:
+        ylen = v["m"] if op_code(v["trans"]) == 0 else v["n"]
+        if not v["m"] or not v["n"] or (v["alpha"] == 0 and v["beta"] == 1):
+            return []
+        return [b * v.get("stridey", 0) + pos(ylen, v["incy"], i) for b in range(batch) for i in range(ylen)]
+    if (v["alpha"] == 0 or v["k"] == 0) and v["beta"] == 1:
+        return []
+    return [b * v.get("strideC", 0) + i + j * v["ldc"] for b in range(batch) for j in range(v["n"])
+            for i in range(v["m"])]
+
+
+@pytest.mark.parametrize("name", IDS)
+def test_small_cases_are_interpreter_sized_and_references_keep_gaps(name):
+    op = registry.get(f"cublas::{name}")
+    ov = op.overloads[0]
+    out = ov.writes[0]
+    for i, case in enumerate(op.select_cases(sizes=("small",))):
+        assert sum(v.shape[0] for v in case.sample.values.values() if hasattr(v, "shape")) <= 20_000, case.name
+        vals = materialize(case.sample.values, i, "cpu")
+        before = vals[out].clone()
+        args, kwargs = ov.split(vals)
+        ov.reference(*args, **kwargs)
+        touched = torch.zeros(before.numel() // 2, dtype=torch.bool)
+        touched[written_positions(name, case.sample.values)] = True
+        touched = touched.repeat_interleave(2)
+        same(vals[out][~touched], before[~touched])
+        assert not vals[out][touched].isnan().any(), case.name
