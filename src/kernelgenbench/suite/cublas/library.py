@@ -41,6 +41,7 @@ _INT32 = (-(2**31), 2**31 - 1)
 
 _h, _i, _p = ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
 _f, _d = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_double)
+_ll = ctypes.c_longlong
 PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasCreate_v2": (ctypes.POINTER(ctypes.c_void_p),),
     "cublasSetStream_v2": (_h, _p),
@@ -76,6 +77,18 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasHgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _p, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong,
                                   _p, _p, _i, ctypes.c_longlong, _i),
     "cublasSgemmEx": (_h, _i, _i, _i, _i, _i, _f, _p, _i, _i, _p, _i, _i, _f, _p, _i, _i),
+    # complex levels 2/3 (issue 13): cuComplex / cuDoubleComplex scalars by pointer (host pointer mode);
+    # strides are long long; the _64 routine takes every int as int64_t
+    "cublasCgemv_v2": (_h, _i, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
+    "cublasCgemvStridedBatched": (_h, _i, _i, _i, _p, _p, _i, _ll, _p, _i, _ll, _p, _p, _i, _ll, _i),
+    "cublasZgemvStridedBatched": (_h, _i, _i, _i, _p, _p, _i, _ll, _p, _i, _ll, _p, _p, _i, _ll, _i),
+    "cublasCgeru_v2": (_h, _i, _i, _p, _p, _i, _p, _i, _p, _i),
+    "cublasZgerc_v2": (_h, _i, _i, _p, _p, _i, _p, _i, _p, _i),
+    "cublasCgemm_v2": (_h, _i, _i, _i, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
+    "cublasCgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _p, _p, _i, _ll, _p, _i, _ll, _p, _p, _i, _ll, _i),
+    "cublasCgemmStridedBatched_64": (_h, _i, _i, _ll, _ll, _ll, _p, _p, _ll, _ll, _p, _ll, _ll, _p, _p, _ll, _ll,
+                                     _ll),
+    "cublasZgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _p, _p, _i, _ll, _p, _i, _ll, _p, _p, _i, _ll, _i),
 }
 
 
@@ -459,6 +472,152 @@ class Cublas:
                        _int32("k", k), ctypes.byref(ctypes.c_float(alpha)), pa, Atype, _int32("lda", lda),
                        pb, Btype, _int32("ldb", ldb), ctypes.byref(ctypes.c_float(beta)), pc, Ctype,
                        _int32("ldc", ldc))
+    # ---- complex levels 2/3 (issue 13) -----------------------------------------------------------
+    # Buffers are interleaved real tensors (suite/cublas/complex.py): extents count complex elements,
+    # checked as 2 reals each. Complex scalars go by pointer to a struct of two floats (doubles).
+
+    def _cgemv(self, routine: str, prec: str, trans: Any, m: int, n: int, alpha: complex, A: torch.Tensor,
+               lda: int, sa: int, x: torch.Tensor, incx: int, sx: int, beta: complex, y: torch.Tensor, incy: int,
+               sy: int, batch: int | None) -> None:
+        op = op_code(trans)
+        xlen, ylen = (n, m) if op == OP_N else (m, n)
+        dtype, scalar = _COMPLEX_OF[prec]
+        count = 1 if batch is None else batch
+        dev = y.device
+        pa = _buffer("A", A, 2 * _batch_extent(matrix_extent(m, n, lda), sa, count), dev, dtype)
+        px = _buffer("x", x, 2 * _batch_extent(vector_extent(xlen, incx), sx, count), dev, dtype)
+        py = _buffer("y", y, 2 * _batch_extent(vector_extent(ylen, incy), sy, count), dev, dtype)
+        a, b = scalar(alpha), scalar(beta)
+        if batch is None:
+            args: tuple[Any, ...] = (op, _int32("m", m), _int32("n", n), ctypes.byref(a), pa, _int32("lda", lda), px,
+                                     _int32("incx", incx), ctypes.byref(b), py, _int32("incy", incy))
+        else:
+            args = (op, _int32("m", m), _int32("n", n), ctypes.byref(a), pa, _int32("lda", lda), _ll(sa), px,
+                    _int32("incx", incx), _ll(sx), ctypes.byref(b), py, _int32("incy", incy), _ll(sy),
+                    _int32("batchCount", batch))
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), *args)
+
+    def cublasCgemv_v2(self, trans: Any, m: int, n: int, alpha: complex, A: torch.Tensor, lda: int,
+                       x: torch.Tensor, incx: int, beta: complex, y: torch.Tensor, incy: int) -> None:
+        self._cgemv("cublasCgemv_v2", "C", trans, m, n, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, None)
+
+    def cublasCgemvStridedBatched(self, trans: Any, m: int, n: int, alpha: complex, A: torch.Tensor, lda: int,
+                                  strideA: int, x: torch.Tensor, incx: int, stridex: int, beta: complex,
+                                  y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+        self._cgemv("cublasCgemvStridedBatched", "C", trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta,
+                    y, incy, stridey, batchCount)
+
+    def cublasZgemvStridedBatched(self, trans: Any, m: int, n: int, alpha: complex, A: torch.Tensor, lda: int,
+                                  strideA: int, x: torch.Tensor, incx: int, stridex: int, beta: complex,
+                                  y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+        self._cgemv("cublasZgemvStridedBatched", "Z", trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta,
+                    y, incy, stridey, batchCount)
+
+    def _cger(self, routine: str, prec: str, m: int, n: int, alpha: complex, x: torch.Tensor, incx: int,
+              y: torch.Tensor, incy: int, A: torch.Tensor, lda: int) -> None:
+        dtype, scalar = _COMPLEX_OF[prec]
+        dev = A.device
+        px = _buffer("x", x, 2 * vector_extent(m, incx), dev, dtype)
+        py = _buffer("y", y, 2 * vector_extent(n, incy), dev, dtype)
+        pa = _buffer("A", A, 2 * matrix_extent(m, n, lda), dev, dtype)
+        a = scalar(alpha)
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), _int32("m", m), _int32("n", n), ctypes.byref(a), px,
+                       _int32("incx", incx), py, _int32("incy", incy), pa, _int32("lda", lda))
+
+    def cublasCgeru_v2(self, m: int, n: int, alpha: complex, x: torch.Tensor, incx: int, y: torch.Tensor,
+                       incy: int, A: torch.Tensor, lda: int) -> None:
+        self._cger("cublasCgeru_v2", "C", m, n, alpha, x, incx, y, incy, A, lda)
+
+    def cublasZgerc_v2(self, m: int, n: int, alpha: complex, x: torch.Tensor, incx: int, y: torch.Tensor,
+                       incy: int, A: torch.Tensor, lda: int) -> None:
+        self._cger("cublasZgerc_v2", "Z", m, n, alpha, x, incx, y, incy, A, lda)
+
+    def _cgemm(self, routine: str, prec: str, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+               A: torch.Tensor, lda: int, sa: int, B: torch.Tensor, ldb: int, sb: int, beta: complex,
+               C: torch.Tensor, ldc: int, sc: int, batch: int | None, wide: bool = False) -> None:
+        opa, opb = op_code(transa), op_code(transb)
+        a_rows, a_cols = (m, k) if opa == OP_N else (k, m)
+        b_rows, b_cols = (k, n) if opb == OP_N else (n, k)
+        dtype, scalar = _COMPLEX_OF[prec]
+        count = 1 if batch is None else batch
+        dev = C.device
+        pa = _buffer("A", A, 2 * _batch_extent(matrix_extent(a_rows, a_cols, lda), sa, count), dev, dtype)
+        pb = _buffer("B", B, 2 * _batch_extent(matrix_extent(b_rows, b_cols, ldb), sb, count), dev, dtype)
+        pc = _buffer("C", C, 2 * _batch_extent(matrix_extent(m, n, ldc), sc, count), dev, dtype)
+        num = _int64 if wide else _int32
+        al, be = scalar(alpha), scalar(beta)
+        if batch is None:
+            args: tuple[Any, ...] = (opa, opb, num("m", m), num("n", n), num("k", k), ctypes.byref(al), pa,
+                                     num("lda", lda), pb, num("ldb", ldb), ctypes.byref(be), pc, num("ldc", ldc))
+        else:
+            args = (opa, opb, num("m", m), num("n", n), num("k", k), ctypes.byref(al), pa, num("lda", lda), _ll(sa),
+                    pb, num("ldb", ldb), _ll(sb), ctypes.byref(be), pc, num("ldc", ldc), _ll(sc),
+                    num("batchCount", batch))
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), *args)
+
+    def cublasCgemm_v2(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex, A: torch.Tensor,
+                       lda: int, B: torch.Tensor, ldb: int, beta: complex, C: torch.Tensor, ldc: int) -> None:
+        self._cgemm("cublasCgemm_v2", "C", transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0,
+                    None)
+
+    def cublasCgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+                                  A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
+                                  beta: complex, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
+        self._cgemm("cublasCgemmStridedBatched", "C", transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb,
+                    strideB, beta, C, ldc, strideC, batchCount)
+
+    def cublasCgemmStridedBatched_64(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+                                     A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int,
+                                     strideB: int, beta: complex, C: torch.Tensor, ldc: int, strideC: int,
+                                     batchCount: int) -> None:
+        self._cgemm("cublasCgemmStridedBatched_64", "C", transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb,
+                    strideB, beta, C, ldc, strideC, batchCount, wide=True)
+
+    def cublasZgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+                                  A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
+                                  beta: complex, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
+        self._cgemm("cublasZgemmStridedBatched", "Z", transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb,
+                    strideB, beta, C, ldc, strideC, batchCount)
+
+
+class CuComplex(ctypes.Structure):
+    """cuComplex (float2): the real and imaginary parts of a single-precision complex scalar."""
+
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class CuDoubleComplex(ctypes.Structure):
+    """cuDoubleComplex (double2)."""
+
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
+def _c64(z: complex) -> CuComplex:
+    z = complex(z)
+    return CuComplex(z.real, z.imag)
+
+
+def _c128(z: complex) -> CuDoubleComplex:
+    z = complex(z)
+    return CuDoubleComplex(z.real, z.imag)
+
+
+_COMPLEX_OF: dict[str, tuple[torch.dtype, Callable[[complex], Any]]] = {"C": (torch.float32, _c64),
+                                                                        "Z": (torch.float64, _c128)}
+
+
+def _int64(name: str, v: int) -> ctypes.c_longlong:
+    if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+        raise ValueError(f"{name}={v!r} is not a 64-bit int")
+    return ctypes.c_longlong(v)
+
+
+def _batch_extent(one: int, stride: int, batch: int) -> int:
+    """Elements a strided batch addresses: the last problem's start plus one problem's extent."""
+    return 0 if batch <= 0 or one <= 0 else (batch - 1) * abs(stride) + one
 
 
 @lru_cache(maxsize=1)
