@@ -15,6 +15,7 @@ from . import (
     ggml,
     gptq,
     marlin,
+    marlin24,
     misc,
     moe,
     norm,
@@ -25,7 +26,7 @@ from . import (
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
-            transform, gptq, marlin, ggml, scaled_mm)
+            transform, gptq, marlin, marlin24, ggml, scaled_mm)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }

@@ -158,11 +158,14 @@ def marlin_pack(codes: torch.Tensor, num_bits: int, is_a_8bit: bool = False) -> 
 
 
 def marlin_unpack(words: torch.Tensor, size_k: int, size_n: int, num_bits: int,
-                  is_a_8bit: bool = False) -> torch.Tensor:
-    """Marlin words [k / 16, n * 16 / pack] -> codes [k, n] (int64): the inverse of `marlin_pack`."""
+                  is_a_8bit: bool = False,
+                  source: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+    """Marlin words [k / 16, n * 16 / pack] -> codes [k, n] (int64): the inverse of `marlin_pack`.
+    `source` replaces the (k, n) table of `marlin_tile_source` for layouts with other thread maps
+    (the 2:4-sparse Marlin)."""
     pack = 32 // num_bits
     tile_k, tile_n = marlin_tile_shape(is_a_8bit)
-    ks, ns = marlin_tile_source(num_bits, is_a_8bit)
+    ks, ns = source if source is not None else marlin_tile_source(num_bits, is_a_8bit)
     ks, ns = ks.to(words.device), ns.to(words.device)
     k_tiles, n_tiles = size_k // tile_k, size_n // tile_n
     shifts = torch.arange(pack, device=words.device) * num_bits
