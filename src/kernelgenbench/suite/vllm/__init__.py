@@ -21,11 +21,12 @@ from . import (
     quant,
     rotary,
     scaled_mm,
+    sparse_index,
     transform,
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
-            transform, gptq, marlin, ggml, scaled_mm)
+            transform, gptq, marlin, ggml, scaled_mm, sparse_index)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
