@@ -14,6 +14,7 @@ from . import (
     fused_norm,
     ggml,
     gptq,
+    lora,
     marlin,
     marlin24,
     misc,
@@ -22,11 +23,12 @@ from . import (
     quant,
     rotary,
     scaled_mm,
+    sparse_index,
     transform,
 )
 
-FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
-            transform, gptq, marlin, marlin24, ggml, scaled_mm)
+FAMILIES = (norm, fused_norm, rotary, attention, sparse_index, cache, cache_gather, cache_gather2, cache_gather3, moe,
+            lora, quant, misc, transform, gptq, marlin, marlin24, ggml, scaled_mm)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
