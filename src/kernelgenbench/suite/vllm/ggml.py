@@ -39,8 +39,8 @@ import torch
 from ..build import sample
 from ..spec import Joint, Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
 from .family import vllm_operator
-from .moe import Align, moe_align_block_size_reference
 from .ggml_formats import BY_NAME, TYPES, dequantize, packed_weight, row_bytes
+from .moe import Align, moe_align_block_size_reference
 
 f16, bf16, f32, i32 = torch.float16, torch.bfloat16, torch.float32, torch.int32
 
