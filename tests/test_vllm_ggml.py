@@ -12,8 +12,9 @@ from kernelgenbench.suite import registry
 from kernelgenbench.suite.inputs import materialize
 from kernelgenbench.suite.vllm import ggml
 from kernelgenbench.suite.vllm.ggml_formats import BY_NAME, TYPES, dequantize, pack, row_bytes
+from kernelgenbench.suite.vllm.moe import moe_align_block_size_reference
 
-OPS = ("ggml_dequantize", "ggml_mul_mat_vec_a8", "ggml_mul_mat_a8", "ggml_moe_a8_vec")
+OPS = ("ggml_dequantize", "ggml_mul_mat_vec_a8", "ggml_mul_mat_a8", "ggml_moe_a8_vec", "ggml_moe_a8")
 
 
 def _bytes(data: bytes) -> torch.Tensor:
@@ -159,3 +160,61 @@ def test_moe_vec_reference_by_brute_force():
     dense = dequantize(w, qtype, 4 * 5 * 64, torch.float64).reshape(4, 5, 64)
     want = torch.stack([dense[int(ids.flatten()[z])] @ x[z // 2] for z in range(6)])
     assert torch.allclose(got, want)
+
+
+def test_moe_grid_draws_real_routing_and_padding():
+    small = _cases("ggml_moe_a8", "small")
+    shapes = {c.sample.values["topk_ids"].shape for c in small}
+    assert {k for _, k in shapes} >= {2, 4, 6, 8}
+    assert {c.sample.values["W"].shape[0] for c in small} >= {8, 60, 64, 128, 256}
+    assert any(c.sample.values["top_k"] == 1 and c.sample.values["topk_ids"].shape[1] > 1 for c in small)
+    assert all(c.sample.values["tokens"] > 64 for size in ("large", "perf") for c in _cases("ggml_moe_a8", size)
+               if c.sample.values["top_k"] > 1)  # vLLM's caller takes this path past 64 tokens
+    padding = tail = 0
+    for i, case in enumerate(small):
+        v = materialize(case.sample.values, i, "cpu")
+        numel = v["topk_ids"].numel()
+        flat = v["topk_ids"].flatten().tolist()
+        slots, experts = v["sorted_token_ids"].tolist(), v["expert_ids"].tolist()
+        total = int(v["num_tokens_post_padded"][0])
+        assert total % ggml.MOE_X == 0 and total <= len(slots) // ggml.MOE_X * ggml.MOE_X
+        assert sorted(z for z in slots if z < numel) == list(range(numel))  # every row written once
+        for s, z in enumerate(slots[:total]):
+            if z < numel:
+                assert experts[s // ggml.MOE_X] == flat[z], case.name
+        padding += sum(z == numel for z in slots[:total])
+        tail += len(slots) > total
+        assert v["X"].shape[0] == v["tokens"] and v["tokens"] * v["top_k"] == numel
+    assert padding and tail
+
+
+def _moe_brute_force(x, dense, slots, experts, total, top_k, tokens):
+    """vLLM's moe.cuh launch, slot by slot: whole blocks of MOE_X, skipped past the padded total."""
+    y = torch.full((tokens * top_k, dense.shape[1]), float("nan"), dtype=x.dtype)
+    for s in range(len(slots) // ggml.MOE_X * ggml.MOE_X):
+        z = int(slots[s])
+        if s // ggml.MOE_X * ggml.MOE_X <= total and z < tokens * top_k:
+            y[z] = dense[int(experts[s // ggml.MOE_X])] @ x[z // top_k]
+    return y
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_moe_reference_by_brute_force(second):
+    qtype = BY_NAME["Q4_1"]
+    ids = torch.tensor([[2, 0], [3, 1], [0, 2], [2, 3], [2, 0]], dtype=torch.int32)
+    experts, row, top_k = 5, 6, 2
+    size = ids.numel() + experts * (ggml.MOE_X - 1)
+    slots, total = torch.empty(size, dtype=torch.int32), torch.empty(1, dtype=torch.int32)
+    blocks = torch.empty(-(-size // ggml.MOE_X), dtype=torch.int32)
+    moe_align_block_size_reference(ids, experts, ggml.MOE_X, slots, blocks, total)
+    slots[:4] = slots[:4].flip(0)  # order and padding place within a block do not matter
+    w = pack(torch.randn(experts, row, 64), qtype)
+    dense = dequantize(w, qtype, w.numel() // TYPES[qtype].size * 32, torch.float64).reshape(experts, row, 64)
+    tokens, k = (ids.numel(), 1) if second else (ids.shape[0], top_k)
+    x = torch.randn(tokens, 64, dtype=torch.float64)
+    got = ggml.ggml_moe_a8_reference(x, w, slots, blocks, total, qtype, row, k, tokens)
+    want = _moe_brute_force(x, dense, slots, blocks, int(total[0]), k, tokens)
+    assert not want.isnan().any() and torch.allclose(got, want)
+    flat = ids.flatten()
+    assert torch.allclose(got, torch.stack([dense[int(flat[z])] @ x[z if second else z // top_k]
+                                            for z in range(ids.numel())]))

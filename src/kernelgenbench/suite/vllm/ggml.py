@@ -1,8 +1,8 @@
 """GGUF (GGML block-quantized) weights as vLLM 0.13 runs them: `ggml_dequantize`, `ggml_mul_mat_vec_a8`,
-`ggml_mul_mat_a8`, `ggml_moe_a8_vec`.
+`ggml_mul_mat_a8`, `ggml_moe_a8_vec`, `ggml_moe_a8`.
 
-Semantics from vLLM's csrc/quantization/gguf/gguf_kernel.cu (the four entry points), dequantize.cuh,
-vecdotq.cuh, mmvq.cuh, mmq.cuh and moe_vec.cuh, vllm/_custom_ops.py (signatures; `quant_type` is the
+Semantics from vLLM's csrc/quantization/gguf/gguf_kernel.cu (the five entry points), dequantize.cuh,
+vecdotq.cuh, mmvq.cuh, mmq.cuh, moe_vec.cuh and moe.cuh, vllm/_custom_ops.py (signatures; `quant_type` is the
 GGML type id) and vllm/model_executor/layers/quantization/gguf.py (which calls which op).
 
 - The weight is uint8 GGML blocks, read flat; the suite packs them itself from a normal float
@@ -20,6 +20,13 @@ GGML type id) and vllm/model_executor/layers/quantization/gguf.py (which calls w
   same way or not at all; a wrong decode is off by the weight's own size.
 - ggml_moe_a8_vec: output row z (z < tokens * top_k) = W[topk_ids.flat[z]] @ X[z // top_k]; the
   caller's second call passes top_k=1 with tokens = num_tokens * top_k.
+- ggml_moe_a8 (moe.cuh): the same product, routed by moe_align_block_size's outputs for block size
+  MOE_X = 4 (`ggml_moe_get_block_size`, every type on CUDA). Slot s of sorted_token_ids belongs to
+  block s // 4, whose expert is expert_ids[s // 4]; a slot holding z < tokens * top_k writes output
+  row z = W[expert] @ X[z // top_k]; padding slots (holding tokens * top_k) write nothing, and blocks
+  that start past num_tokens_post_padded[0] are skipped. The launch covers S // 4 blocks (S =
+  sorted_token_ids' length). The three routing tensors are drawn jointly from one hidden topk_ids
+  (`moe.moe_align_block_size_reference`), so every row is written exactly once, as in vLLM's caller.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from ..build import sample
 from ..spec import Joint, Operator, Overload, Param, Sample, Size, TensorSpec, Tolerance
 from .family import vllm_operator
 from .ggml_formats import BY_NAME, TYPES, dequantize, packed_weight, row_bytes
+from .moe import Align, moe_align_block_size_reference
 
 f16, bf16, f32, i32 = torch.float16, torch.bfloat16, torch.float32, torch.int32
 
@@ -349,11 +357,153 @@ def ggml_moe_a8_vec() -> Operator:
     )
 
 
+# ------------------------------------------------------------------------------------ MoE MMQ
+
+MOE_X = 4  # ggml_moe_get_block_size: the token tile of every moe.cuh kernel on CUDA
+
+
+def ggml_moe_a8_reference(X: torch.Tensor, W: torch.Tensor, sorted_token_ids: torch.Tensor,
+                          expert_ids: torch.Tensor, num_tokens_post_padded: torch.Tensor, quant_type: int,
+                          row: int, top_k: int, tokens: int) -> torch.Tensor:
+    # fixed shapes only (the large cases also run on meta): each output row finds the slot that
+    # writes it; live slots are those of launched blocks starting at or before the padded total
+    experts, cols = W.shape[0], X.shape[1]
+    w = _decoded(W, quant_type, (experts, row, cols), X)
+    x = _activations(X[:tokens])
+    every = torch.einsum("tc,erc->ter", x, w)
+    numel, size = tokens * top_k, sorted_token_ids.numel()
+    slot = torch.arange(size, device=X.device)
+    start = slot // MOE_X * MOE_X
+    z = sorted_token_ids.to(torch.int64)
+    live = (z < numel) & (start <= num_tokens_post_padded.to(torch.int64)[0]) & (slot < size // MOE_X * MOE_X)
+    writer = torch.full((numel + 1,), size, dtype=torch.int64, device=X.device)
+    writer.scatter_(0, torch.where(live, z, numel), slot)
+    block_expert = torch.cat([expert_ids.to(torch.int64).repeat_interleave(MOE_X)[:size],
+                              torch.zeros(1, dtype=torch.int64, device=X.device)])
+    rows = torch.arange(numel, device=X.device)
+    return every[rows // top_k, block_expert[writer[:numel]]].to(X.dtype)
+
+
+def _routing(part: int, align: Align) -> Callable[[torch.Generator, torch.Tensor], torch.Tensor]:
+    """One of moe_align_block_size's three outputs for the drawn topk_ids."""
+
+    def draw(gen: torch.Generator, topk_ids: torch.Tensor) -> torch.Tensor:
+        size = align.padded()
+        out = [torch.empty(size, dtype=i32, device=topk_ids.device),
+               torch.empty(-(-size // align.block_size), dtype=i32, device=topk_ids.device),
+               torch.empty(1, dtype=i32, device=topk_ids.device)]
+        moe_align_block_size_reference(topk_ids, align.experts, align.block_size, *out)
+        return out[part]
+
+    return draw
+
+
+@dataclass(frozen=True)
+class Moe:
+    """tokens x top_k routed over `experts` weights [row, cols], aligned to blocks of MOE_X as vLLM's
+    caller aligns them; `second` is the caller's second call (X has a row per routed slot, top_k=1)."""
+
+    kind: str
+    tokens: int
+    top_k: int
+    experts: int
+    row: int
+    cols: int
+    dtype: torch.dtype
+    second: bool = False
+
+    def values(self) -> dict[str, object]:
+        qtype = BY_NAME[self.kind]
+        rows = self.tokens * self.top_k if self.second else self.tokens
+        align = Align(self.tokens, self.top_k, self.experts, MOE_X)
+        size = align.padded()
+        routed = f"of topk_ids [{self.tokens}, {self.top_k}] over {self.experts} experts, block {MOE_X}"
+        return {
+            "topk_ids": TensorSpec((self.tokens, self.top_k), i32, dist="unique", low=0, high=self.experts,
+                                   along=1),
+            "X": TensorSpec((rows, self.cols), self.dtype),
+            "W": _weight(qtype, (self.experts, self.row, self.cols)),
+            "sorted_token_ids": Joint((size,), i32, ("topk_ids",), _routing(0, align),
+                                      f"moe_align_block_size slots {routed}"),
+            "expert_ids": Joint((-(-size // MOE_X),), i32, ("topk_ids",), _routing(1, align),
+                                "each block's expert"),
+            "num_tokens_post_padded": Joint((1,), i32, ("topk_ids",), _routing(2, align), "padded total"),
+            "quant_type": qtype,
+            "row": self.row,
+            "top_k": 1 if self.second else self.top_k,
+            "tokens": rows,
+        }
+
+
+# expert counts and top-k of Mixtral (8, 2), Qwen1.5-MoE (60, 4), DeepSeek-V2-Lite (64, 6), Qwen3-MoE
+# (128, 8) and DeepSeek-V3 (256, 8); vLLM's caller takes this path past 64 tokens
+MOES: dict[str, list[Moe]] = {
+    "small": [
+        Moe("Q4_0", 5, 2, 8, 16, 64, f16), Moe("Q8_0", 9, 2, 8, 8, 64, bf16),
+        Moe("Q4_K", 3, 4, 60, 8, 256, f16), Moe("Q6_K", 4, 6, 64, 5, 256, bf16),
+        Moe("Q5_0", 7, 1, 3, 12, 96, bf16), Moe("Q4_1", 6, 2, 8, 8, 64, f16, True),
+        Moe("Q5_1", 2, 8, 128, 6, 32, bf16, True), Moe("Q4_K", 3, 8, 256, 4, 256, f16),
+    ],
+    "large": [
+        Moe("Q4_K", 128, 2, 8, 1024, 4096, bf16), Moe("Q6_K", 96, 8, 64, 512, 2048, f16),
+        Moe("Q8_0", 80, 2, 8, 4096, 1024, bf16, True),
+    ],
+    "perf": [
+        Moe("Q4_K", 256, 2, 8, 3584, 4096, bf16), Moe("Q6_K", 256, 2, 8, 4096, 3584, f16, True),
+        Moe("Q8_0", 128, 6, 64, 1408, 2048, bf16),
+    ],
+}
+
+
+def ggml_moe_a8_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
+    for m in MOES[size]:
+        yield sample(m.values(), hide=("topk_ids",))
+
+
+def ggml_moe_a8() -> Operator:
+    return vllm_operator(
+        "ggml_moe_a8", "ggml",
+        "Mixture-of-experts matmul with GGML block-quantized expert weights, routed by "
+        "moe_align_block_size (vLLM's MMQ MoE path), activations quantized to 8 bits inside.",
+        params=(
+            Param("X", "Tensor"),
+            Param("W", "Tensor"),
+            Param("sorted_token_ids", "Tensor"),
+            Param("expert_ids", "Tensor"),
+            Param("num_tokens_post_padded", "Tensor"),
+            Param("quant_type", "int"),
+            Param("row", "int"),
+            Param("top_k", "int"),
+            Param("tokens", "int"),
+        ),
+        signature=("ggml_moe_a8(X: torch.Tensor, W: torch.Tensor, sorted_token_ids: torch.Tensor, "
+                   "expert_ids: torch.Tensor, num_tokens_post_padded: torch.Tensor, quant_type: int, "
+                   "row: int, top_k: int, tokens: int) -> torch.Tensor"),
+        reference=ggml_moe_a8_reference,
+        sampler=ggml_moe_a8_sampler,
+        ov_doc=("X: [tokens, cols] contiguous float16/bfloat16; W: uint8 [experts, row, cols / block * bytes] "
+                "GGML blocks of type `quant_type` (2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 12 Q4_K, 14 Q6_K); "
+                "sorted_token_ids [S], expert_ids [ceil(S / 4)], num_tokens_post_padded [1]: int32, what "
+                "moe_align_block_size returns for some topk_ids of tokens * top_k entries and block size 4 "
+                "(ggml_moe_get_block_size). Slot s (s < S // 4 * 4, in a block starting at or before "
+                "num_tokens_post_padded[0]) holding z < tokens * top_k gives output row z = "
+                "X[z // top_k] @ dequantize(W[expert_ids[s // 4]]).T; slots holding tokens * top_k are "
+                "padding. Returns a new [tokens * top_k, row] tensor of X's dtype. vLLM quantizes X to q8_1 "
+                "(int8 per 32 values, fp16 scale) first; that rounding is allowed, not required."),
+        tolerance=A8_TOLERANCE,
+        notes=A8_NOTES + (" The routing tensors are always moe_align_block_size's result for a drawn topk_ids "
+                          "(distinct experts per token, no expert_map: vLLM's GGUF caller passes none), so "
+                          "every output row is written once; experts_ids outside [0, 256) (skipped by vLLM) "
+                          "are not drawn."),
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "ggml_dequantize": ggml_dequantize,
     "ggml_mul_mat_vec_a8": ggml_mul_mat_vec_a8,
     "ggml_mul_mat_a8": ggml_mul_mat_a8,
     "ggml_moe_a8_vec": ggml_moe_a8_vec,
+    "ggml_moe_a8": ggml_moe_a8,
 }
 
 __all__ = ["OPERATORS", "TYPES"]
