@@ -64,8 +64,9 @@ def _start(count: int, inc: int) -> int:
     return 0 if inc > 0 else (1 - count) * inc
 
 
-def cublasDgemvStridedBatched(trans, m: int, n: int, alpha: float, A: torch.Tensor, lda: int, strideA: int, x: torch.Tensor,
-         incx: int, stridex: int, beta: float, y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+def cublasDgemvStridedBatched(trans, m: int, n: int, alpha: float, A: torch.Tensor, lda: int, strideA: int,
+                              x: torch.Tensor, incx: int, stridex: int, beta: float, y: torch.Tensor, incy: int,
+                              stridey: int, batchCount: int) -> None:
     transposed = (trans.upper() != "N") if isinstance(trans, str) else int(trans) != 0
     if batchCount <= 0 or m <= 0 or n <= 0 or (alpha == 0 and beta == 1):
         return

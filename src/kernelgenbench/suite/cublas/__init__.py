@@ -8,5 +8,7 @@ from ..spec import Operator
 from . import level1, level1_complex, level2, level2_real, level3
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (level1, level2, level3, level1_complex, level2_real) for name, factory in fam.OPERATORS.items()
+    name: factory
+    for fam in (level1, level2, level3, level1_complex, level2_real)
+    for name, factory in fam.OPERATORS.items()
 }
