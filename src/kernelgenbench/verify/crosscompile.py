@@ -178,13 +178,14 @@ def compile_launches(launches: Sequence[Launch], arch: int = DEFAULT_ARCH) -> li
     return failures
 
 
-def check(op_ids: Sequence[str], solutions: Path, arch: int = DEFAULT_ARCH) -> dict[str, list[Failure]]:
+def check(op_ids: Sequence[str], solutions: Path,
+          arch: int = DEFAULT_ARCH) -> tuple[dict[str, list[Launch]], dict[str, list[Failure]]]:
     """Record each operator's launches here (in the interpreter), compile them in a child process."""
     launches: dict[str, list[Launch]] = {}
     for op_id in op_ids:
         source, name = op_id.split("::")
         launches[op_id] = record_operator(op_id, solutions / source / f"{name}.py")
-    return compile_in_child(launches, arch)
+    return launches, compile_in_child(launches, arch)
 
 
 def compile_in_child(launches: dict[str, list[Launch]], arch: int = DEFAULT_ARCH) -> dict[str, list[Failure]]:
@@ -227,12 +228,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"error: not a specified operator: {', '.join(unknown)}")
         return 2
-    failures = check(ops, solutions_dir(), args.arch)
+    launches, failures = check(ops, solutions_dir(), args.arch)
     bad = {op: fs for op, fs in failures.items() if fs}
     for op, fs in bad.items():
         for f in fs:
             print(f"{op}: {f.describe()}")
-    print(f"{len(ops) - len(bad)} of {len(ops)} operators' kernels compile for sm_{args.arch}")
+    silent = [op for op in ops if not launches[op]]
+    if silent:
+        print(f"no launch recorded (nothing compiled) for: {', '.join(silent)}")
+    total = sum(len(v) for v in launches.values())
+    print(f"{len(ops) - len(bad)} of {len(ops)} operators' kernels compile for sm_{args.arch} "
+          f"({total} distinct launches)")
     return 1 if bad else 0
 
 

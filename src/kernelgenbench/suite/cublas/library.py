@@ -89,6 +89,16 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasCgemmStridedBatched_64": (_h, _i, _i, _ll, _ll, _ll, _p, _p, _ll, _ll, _p, _ll, _ll, _p, _p, _ll, _ll,
                                      _ll),
     "cublasZgemmStridedBatched": (_h, _i, _i, _i, _i, _i, _p, _p, _i, _ll, _p, _i, _ll, _p, _p, _i, _ll, _i),
+    # real level 2 (issue 13): uplo and diag are cublasFillMode_t / cublasDiagType_t ints; gemv strides are long long
+    "cublasSger_v2": (_h, _i, _i, _f, _p, _i, _p, _i, _p, _i),
+    "cublasDsyr2_v2": (_h, _i, _i, _d, _p, _i, _p, _i, _p, _i),
+    "cublasStrsv_v2": (_h, _i, _i, _i, _i, _p, _i, _p, _i),
+    "cublasDsbmv_v2": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i),
+    "cublasStbmv_v2": (_h, _i, _i, _i, _i, _i, _p, _i, _p, _i),
+    "cublasSgemvStridedBatched": (_h, _i, _i, _i, _f, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong, _f,
+                                  _p, _i, ctypes.c_longlong, _i),
+    "cublasDgemvStridedBatched": (_h, _i, _i, _i, _d, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong, _d,
+                                  _p, _i, ctypes.c_longlong, _i),
 }
 
 
@@ -618,6 +628,102 @@ def _int64(name: str, v: int) -> ctypes.c_longlong:
 def _batch_extent(one: int, stride: int, batch: int) -> int:
     """Elements a strided batch addresses: the last problem's start plus one problem's extent."""
     return 0 if batch <= 0 or one <= 0 else (batch - 1) * abs(stride) + one
+    # ---- real level 2 (issue 13) -------------------------------------------------------------------
+    # Flags arrive as ints or letters (suite/cublas/level2_real.py turns them into cuBLAS's enums,
+    # imported here at call time since that module imports this one). Matrices the routine only
+    # reads are checked for the storage it references; a written matrix for all of it.
+
+    def cublasSger_v2(self, m: int, n: int, alpha: float, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int,
+                      A: torch.Tensor, lda: int) -> None:
+        dev = A.device
+        px = _buffer("x", x, vector_extent(m, incx) if n > 0 else 0, dev)
+        py = _buffer("y", y, vector_extent(n, incy) if m > 0 else 0, dev)
+        pa = _buffer("A", A, matrix_extent(m, n, lda), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasSger_v2", self._handle(dev), _int32("m", m), _int32("n", n),
+                       ctypes.byref(ctypes.c_float(alpha)), px, _int32("incx", incx), py, _int32("incy", incy),
+                       pa, _int32("lda", lda))
+
+    def cublasDsyr2_v2(self, uplo: Any, n: int, alpha: float, x: torch.Tensor, incx: int, y: torch.Tensor,
+                       incy: int, A: torch.Tensor, lda: int) -> None:
+        from .level2_real import fill_code
+
+        dev = A.device
+        px = _buffer("x", x, vector_extent(n, incx), dev, torch.float64)
+        py = _buffer("y", y, vector_extent(n, incy), dev, torch.float64)
+        pa = _buffer("A", A, matrix_extent(n, n, lda), dev, torch.float64)
+        with torch.cuda.device(dev):
+            self._call("cublasDsyr2_v2", self._handle(dev), fill_code(uplo), _int32("n", n),
+                       ctypes.byref(ctypes.c_double(alpha)), px, _int32("incx", incx), py, _int32("incy", incy),
+                       pa, _int32("lda", lda))
+
+    def cublasStrsv_v2(self, uplo: Any, trans: Any, diag: Any, n: int, A: torch.Tensor, lda: int, x: torch.Tensor,
+                       incx: int) -> None:
+        from .level2_real import diag_code, fill_code
+
+        dev = x.device
+        pa = _buffer("A", A, matrix_extent(n, n, lda), dev)
+        px = _buffer("x", x, vector_extent(n, incx), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasStrsv_v2", self._handle(dev), fill_code(uplo), op_code(trans), diag_code(diag),
+                       _int32("n", n), pa, _int32("lda", lda), px, _int32("incx", incx))
+
+    def cublasDsbmv_v2(self, uplo: Any, n: int, k: int, alpha: float, A: torch.Tensor, lda: int, x: torch.Tensor,
+                       incx: int, beta: float, y: torch.Tensor, incy: int) -> None:
+        from .level2_real import fill_code
+
+        dev = y.device
+        pa = _buffer("A", A, matrix_extent(k + 1, n, lda), dev, torch.float64)
+        px = _buffer("x", x, vector_extent(n, incx), dev, torch.float64)
+        py = _buffer("y", y, vector_extent(n, incy), dev, torch.float64)
+        with torch.cuda.device(dev):
+            self._call("cublasDsbmv_v2", self._handle(dev), fill_code(uplo), _int32("n", n), _int32("k", k),
+                       ctypes.byref(ctypes.c_double(alpha)), pa, _int32("lda", lda), px, _int32("incx", incx),
+                       ctypes.byref(ctypes.c_double(beta)), py, _int32("incy", incy))
+
+    def cublasStbmv_v2(self, uplo: Any, trans: Any, diag: Any, n: int, k: int, A: torch.Tensor, lda: int,
+                       x: torch.Tensor, incx: int) -> None:
+        from .level2_real import diag_code, fill_code
+
+        dev = x.device
+        pa = _buffer("A", A, matrix_extent(k + 1, n, lda), dev)
+        px = _buffer("x", x, vector_extent(n, incx), dev)
+        with torch.cuda.device(dev):
+            self._call("cublasStbmv_v2", self._handle(dev), fill_code(uplo), op_code(trans), diag_code(diag),
+                       _int32("n", n), _int32("k", k), pa, _int32("lda", lda), px, _int32("incx", incx))
+
+    def _gemv_batched(self, routine: str, dtype: torch.dtype, scalar: Any, trans: Any, m: int, n: int,
+                      alpha: float, A: torch.Tensor, lda: int, strideA: int, x: torch.Tensor, incx: int,
+                      stridex: int, beta: float, y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+        op = op_code(trans)
+        xlen, ylen = (n, m) if op == OP_N else (m, n)
+        last = max(batchCount - 1, 0)
+        live = batchCount > 0 and m > 0 and n > 0
+
+        def span(one: int, stride: int) -> int:
+            return last * stride + one if live else 0
+
+        dev = y.device
+        pa = _buffer("A", A, span(matrix_extent(m, n, lda), strideA), dev, dtype)
+        px = _buffer("x", x, span(vector_extent(xlen, incx), stridex), dev, dtype)
+        py = _buffer("y", y, span(vector_extent(ylen, incy), stridey), dev, dtype)
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), op, _int32("m", m), _int32("n", n),
+                       ctypes.byref(scalar(alpha)), pa, _int32("lda", lda), ctypes.c_longlong(strideA), px,
+                       _int32("incx", incx), ctypes.c_longlong(stridex), ctypes.byref(scalar(beta)), py,
+                       _int32("incy", incy), ctypes.c_longlong(stridey), _int32("batchCount", batchCount))
+
+    def cublasSgemvStridedBatched(self, trans: Any, m: int, n: int, alpha: float, A: torch.Tensor, lda: int,
+                                  strideA: int, x: torch.Tensor, incx: int, stridex: int, beta: float,
+                                  y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+        self._gemv_batched("cublasSgemvStridedBatched", torch.float32, ctypes.c_float, trans, m, n, alpha, A, lda,
+                           strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
+
+    def cublasDgemvStridedBatched(self, trans: Any, m: int, n: int, alpha: float, A: torch.Tensor, lda: int,
+                                  strideA: int, x: torch.Tensor, incx: int, stridex: int, beta: float,
+                                  y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
+        self._gemv_batched("cublasDgemvStridedBatched", torch.float64, ctypes.c_double, trans, m, n, alpha, A, lda,
+                           strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
 
 
 @lru_cache(maxsize=1)
