@@ -592,42 +592,6 @@ class Cublas:
         self._cgemm("cublasZgemmStridedBatched", "Z", transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb,
                     strideB, beta, C, ldc, strideC, batchCount)
 
-
-class CuComplex(ctypes.Structure):
-    """cuComplex (float2): the real and imaginary parts of a single-precision complex scalar."""
-
-    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
-
-
-class CuDoubleComplex(ctypes.Structure):
-    """cuDoubleComplex (double2)."""
-
-    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
-
-
-def _c64(z: complex) -> CuComplex:
-    z = complex(z)
-    return CuComplex(z.real, z.imag)
-
-
-def _c128(z: complex) -> CuDoubleComplex:
-    z = complex(z)
-    return CuDoubleComplex(z.real, z.imag)
-
-
-_COMPLEX_OF: dict[str, tuple[torch.dtype, Callable[[complex], Any]]] = {"C": (torch.float32, _c64),
-                                                                        "Z": (torch.float64, _c128)}
-
-
-def _int64(name: str, v: int) -> ctypes.c_longlong:
-    if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
-        raise ValueError(f"{name}={v!r} is not a 64-bit int")
-    return ctypes.c_longlong(v)
-
-
-def _batch_extent(one: int, stride: int, batch: int) -> int:
-    """Elements a strided batch addresses: the last problem's start plus one problem's extent."""
-    return 0 if batch <= 0 or one <= 0 else (batch - 1) * abs(stride) + one
     # ---- real level 2 (issue 13) -------------------------------------------------------------------
     # Flags arrive as ints or letters (suite/cublas/level2_real.py turns them into cuBLAS's enums,
     # imported here at call time since that module imports this one). Matrices the routine only
@@ -724,6 +688,43 @@ def _batch_extent(one: int, stride: int, batch: int) -> int:
                                   y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
         self._gemv_batched("cublasDgemvStridedBatched", torch.float64, ctypes.c_double, trans, m, n, alpha, A, lda,
                            strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
+
+
+class CuComplex(ctypes.Structure):
+    """cuComplex (float2): the real and imaginary parts of a single-precision complex scalar."""
+
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class CuDoubleComplex(ctypes.Structure):
+    """cuDoubleComplex (double2)."""
+
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
+def _c64(z: complex) -> CuComplex:
+    z = complex(z)
+    return CuComplex(z.real, z.imag)
+
+
+def _c128(z: complex) -> CuDoubleComplex:
+    z = complex(z)
+    return CuDoubleComplex(z.real, z.imag)
+
+
+_COMPLEX_OF: dict[str, tuple[torch.dtype, Callable[[complex], Any]]] = {"C": (torch.float32, _c64),
+                                                                        "Z": (torch.float64, _c128)}
+
+
+def _int64(name: str, v: int) -> ctypes.c_longlong:
+    if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+        raise ValueError(f"{name}={v!r} is not a 64-bit int")
+    return ctypes.c_longlong(v)
+
+
+def _batch_extent(one: int, stride: int, batch: int) -> int:
+    """Elements a strided batch addresses: the last problem's start plus one problem's extent."""
+    return 0 if batch <= 0 or one <= 0 else (batch - 1) * abs(stride) + one
 
 
 @lru_cache(maxsize=1)
