@@ -81,6 +81,31 @@ def _scaled_int8_quant(values: dict[str, Any]) -> Any:
     return out, scales, zero_points
 
 
+def _scaled_mm(values: dict[str, Any]) -> Any:
+    """vLLM's CPU w8a8 GEMM: oneDNN, through the handler `create_onednn_scaled_mm` builds from b
+    (column-major [K, N], as cutlass_scaled_mm takes it) and b's per-tensor or per-channel scales,
+    with per-tensor (static) or per-token (dynamic) a scales. The CPU build has no fp8 and no
+    block-wise GEMM: those cases are refused."""
+    a, b, scale_a, scale_b = values["a"], values["b"], values["scale_a"], values["scale_b"]
+    x = a.reshape(-1, a.shape[-1]).contiguous()
+    rows, cols = x.shape[0], b.shape[1]
+    if a.dtype != torch.int8:
+        raise RuntimeError(f"no {a.dtype} scaled GEMM in vLLM's CPU build")
+    if scale_a.numel() not in (1, rows) or scale_b.numel() not in (1, cols):
+        raise RuntimeError("no block-wise scaled GEMM in vLLM's CPU build")
+    per_token = scale_a.numel() != 1
+    handler = torch.ops._C.create_onednn_scaled_mm_handler(b, scale_b.reshape(-1).float(), values["out_dtype"],
+                                                          per_token, False, 128)
+    try:
+        out = torch.empty((rows, cols), dtype=values["out_dtype"])
+        scales = scale_a.float().reshape(-1, 1) if per_token else scale_a.float().reshape(1)
+        torch.ops._C.onednn_scaled_mm(out, x, scales, None, None, values.get("bias"),
+                                      torch.tensor(handler, dtype=torch.int64))
+    finally:
+        torch.ops._C.release_dnnl_matmul_handler(handler)
+    return out.reshape(*a.shape[:-1], cols)
+
+
 @dataclass(frozen=True)
 class Twin:
     """How a twin is called with a case's values (mutating them as the op does). `code_slack`: by
@@ -97,6 +122,7 @@ TWINS: dict[str, Twin] = {
     "vllm::rms_norm": Twin("rms_norm", _rms_norm),
     "vllm::fused_add_rms_norm": Twin("fused_add_rms_norm", _same_call("fused_add_rms_norm")),
     "vllm::rotary_embedding": Twin("rotary_embedding", _rotary_embedding),
+    "vllm::cutlass_scaled_mm": Twin("create_onednn_scaled_mm_handler, onednn_scaled_mm", _scaled_mm),
     "vllm::scaled_int8_quant": Twin(
         "static_scaled_int8_quant, dynamic_scaled_int8_quant", _scaled_int8_quant, code_slack=1,
         why="at exact rounding ties the CPU kernel rounds x / scale (and adds the zero point before rounding) "
