@@ -14,6 +14,7 @@ from . import (
     fused_norm,
     ggml,
     gptq,
+    mamba,
     marlin,
     misc,
     moe,
@@ -25,7 +26,7 @@ from . import (
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, cache, cache_gather, cache_gather2, cache_gather3, moe, quant, misc,
-            transform, gptq, marlin, ggml, scaled_mm)
+            transform, gptq, marlin, ggml, scaled_mm, mamba)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
