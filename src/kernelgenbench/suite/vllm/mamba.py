@@ -163,21 +163,17 @@ def selective_scan_fwd_reference(u: torch.Tensor, delta: torch.Tensor, A: torch.
         slot = b if slots is None else slots[b]
         if slots is not None and slot == pad_slot_id:
             continue
-        span = slice(starts[b], starts[b + 1]) if varlen else slice(None)
-
-        def seq(t: torch.Tensor) -> torch.Tensor:
-            return t[..., span] if varlen else t[b]
-
-        x = seq(u).to(acc)
+        at = (..., slice(starts[b], starts[b + 1])) if varlen else (b,)
+        x = u[at].to(acc)
         if x.shape[-1] == 0:
             continue
-        dt = seq(delta).to(acc)
+        dt = delta[at].to(acc)
         if delta_bias_ is not None:
             dt = dt + delta_bias_.to(acc)[:, None]
         if delta_softplus:
             dt = _softplus(dt)
-        bs = seq(B).to(acc).repeat_interleave(per_group, dim=0)  # [dim, dstate, L]
-        cs = seq(C).to(acc).repeat_interleave(per_group, dim=0)
+        bs = B[at].to(acc).repeat_interleave(per_group, dim=0)  # [dim, dstate, L]
+        cs = C[at].to(acc).repeat_interleave(per_group, dim=0)
         decay = torch.exp(dt[:, None, :] * a[:, :, None])
         drive = (dt * x)[:, None, :] * bs
         h = (ssm_states[slot].to(acc) if inits is not None and inits[b]
@@ -189,10 +185,10 @@ def selective_scan_fwd_reference(u: torch.Tensor, delta: torch.Tensor, A: torch.
         y = torch.stack(ys, dim=-1)
         if D_ is not None:
             y = y + D_.to(acc)[:, None] * x
-        seq(delta).copy_(y.to(delta.dtype))
+        delta[at].copy_(y.to(delta.dtype))
         if z_ is not None:
-            zz = seq(z_).to(acc)
-            seq(z_).copy_((y * zz * torch.sigmoid(zz)).to(z_.dtype))
+            zz = z_[at].to(acc)
+            z_[at].copy_((y * zz * torch.sigmoid(zz)).to(z_.dtype))
         ssm_states[slot] = h.to(ssm_states.dtype)
 
 
