@@ -177,5 +177,5 @@ def test_delta_distributions_suit_the_softplus_switch() -> None:
         dt = v["delta"]
         assert isinstance(dt, TensorSpec) and dt.dist == "uniform" and dt.high <= 20.0
         assert v["A"].high < 0  # decaying states
-        if not v["delta_softplus"]:
-            assert dt.low >= 0.0
+        if not v["delta_softplus"]:  # dt stays a step: the states decay
+            assert dt.low >= 0.0 and (v["delta_bias_"] is None or v["delta_bias_"].low >= 0.0)

@@ -89,8 +89,9 @@ class Scan:
             "C": TensorSpec(bc, self.dtype),
             "D_": TensorSpec((self.dim,), f32, dist="uniform", low=0.5, high=1.5) if self.D else None,
             "z_": TensorSpec(seq, self.dtype) if self.z else None,
-            "delta_bias_": (TensorSpec((self.dim,), f32, dist="uniform", low=-1.0, high=0.5)
-                            if self.bias else None),
+            # without softplus dt stays a step (>= 0), else the states grow without bound
+            "delta_bias_": (TensorSpec((self.dim,), f32, dist="uniform", low=-1.0 if self.softplus else 0.0,
+                                       high=0.5) if self.bias else None),
             "delta_softplus": self.softplus,
             "query_start_loc": (TensorSpec((self.batch + 1,), i32, dist="offsets", high=self.tokens)
                                 if self.varlen else None),
