@@ -15,6 +15,7 @@ from . import (
     ggml,
     gptq,
     lora,
+    mamba,
     marlin,
     marlin24,
     misc,
@@ -28,7 +29,7 @@ from . import (
 )
 
 FAMILIES = (norm, fused_norm, rotary, attention, sparse_index, cache, cache_gather, cache_gather2, cache_gather3, moe,
-            lora, quant, misc, transform, gptq, marlin, marlin24, ggml, scaled_mm)
+            lora, quant, misc, transform, gptq, marlin, marlin24, ggml, scaled_mm, mamba)
 OPERATORS: dict[str, Callable[[], Operator]] = {
     name: factory for fam in FAMILIES for name, factory in fam.OPERATORS.items()
 }
