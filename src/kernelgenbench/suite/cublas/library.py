@@ -99,6 +99,10 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
                                   _p, _i, ctypes.c_longlong, _i),
     "cublasDgemvStridedBatched": (_h, _i, _i, _i, _d, _p, _i, ctypes.c_longlong, _p, _i, ctypes.c_longlong, _d,
                                   _p, _i, ctypes.c_longlong, _i),
+    # complex symmetric (issue 13): cuComplex scalars by pointer; CsyrkEx's Atype/Ctype are cudaDataType ints
+    "cublasCsymv_v2": (_h, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
+    "cublasCsymm_v2": (_h, _i, _i, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
+    "cublasCsyrkEx": (_h, _i, _i, _i, _i, _p, _p, _i, _i, _p, _p, _i, _i),
 }
 
 
@@ -688,6 +692,54 @@ class Cublas:
                                   y: torch.Tensor, incy: int, stridey: int, batchCount: int) -> None:
         self._gemv_batched("cublasDgemvStridedBatched", torch.float64, ctypes.c_double, trans, m, n, alpha, A, lda,
                            strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
+
+    # ---- complex symmetric (issue 13) ------------------------------------------------------------
+    # Flags are read by suite/cublas/level3_real.py and CsyrkEx's types by sym_complex.py (imported
+    # lazily: both import this module). A symmetric A is order x order whichever triangle is stored.
+
+    def cublasCsymv_v2(self, uplo: Any, n: int, alpha: complex, A: torch.Tensor, lda: int, x: torch.Tensor,
+                       incx: int, beta: complex, y: torch.Tensor, incy: int) -> None:
+        from .level3_real import fill_code
+
+        dev = y.device
+        pa = _buffer("A", A, 2 * matrix_extent(n, n, lda), dev)
+        px = _buffer("x", x, 2 * vector_extent(n, incx), dev)
+        py = _buffer("y", y, 2 * vector_extent(n, incy), dev)
+        a, b = _c64(alpha), _c64(beta)
+        with torch.cuda.device(dev):
+            self._call("cublasCsymv_v2", self._handle(dev), fill_code(uplo), _int32("n", n), ctypes.byref(a), pa,
+                       _int32("lda", lda), px, _int32("incx", incx), ctypes.byref(b), py, _int32("incy", incy))
+
+    def cublasCsymm_v2(self, side: Any, uplo: Any, m: int, n: int, alpha: complex, A: torch.Tensor, lda: int,
+                       B: torch.Tensor, ldb: int, beta: complex, C: torch.Tensor, ldc: int) -> None:
+        from .level3_real import SIDE_LEFT, fill_code, side_code
+
+        s = side_code(side)
+        order = m if s == SIDE_LEFT else n
+        dev = C.device
+        pa = _buffer("A", A, 2 * matrix_extent(order, order, lda), dev)
+        pb = _buffer("B", B, 2 * matrix_extent(m, n, ldb), dev)
+        pc = _buffer("C", C, 2 * matrix_extent(m, n, ldc), dev)
+        a, b = _c64(alpha), _c64(beta)
+        with torch.cuda.device(dev):
+            self._call("cublasCsymm_v2", self._handle(dev), s, fill_code(uplo), _int32("m", m), _int32("n", n),
+                       ctypes.byref(a), pa, _int32("lda", lda), pb, _int32("ldb", ldb), ctypes.byref(b), pc,
+                       _int32("ldc", ldc))
+
+    def cublasCsyrkEx(self, uplo: Any, trans: Any, n: int, k: int, alpha: complex, A: torch.Tensor, Atype: int,
+                      lda: int, beta: complex, C: torch.Tensor, Ctype: int, ldc: int) -> None:
+        from .level3_real import fill_code
+        from .sym_complex import EX_TYPES
+
+        op = op_code(trans)
+        dev = C.device
+        pa = _buffer("A", A, 2 * matrix_extent(*((n, k) if op == OP_N else (k, n)), lda), dev, EX_TYPES[Atype])
+        pc = _buffer("C", C, 2 * matrix_extent(n, n, ldc), dev, EX_TYPES[Ctype])
+        a, b = _c64(alpha), _c64(beta)
+        with torch.cuda.device(dev):
+            self._call("cublasCsyrkEx", self._handle(dev), fill_code(uplo), op, _int32("n", n), _int32("k", k),
+                       ctypes.byref(a), pa, _int32("Atype", Atype), _int32("lda", lda), ctypes.byref(b), pc,
+                       _int32("Ctype", Ctype), _int32("ldc", ldc))
 
 
 class CuComplex(ctypes.Structure):
