@@ -51,8 +51,10 @@ def _scale_index(g, n, size_n, GROUPED: tl.constexpr):
     if GROUPED:
         p = g.to(tl.int64) * size_n + n
         x = p % 8
-        return p - x + (x % 4) * 2 + x // 4
-    return n + 0 * g
+        index = p - x + (x % 4) * 2 + x // 4
+    else:
+        index = (n + 0 * g).to(tl.int64)
+    return index  # one return: the GPU compiler types every return, the constexpr-dead one too
 
 
 @triton.jit

@@ -173,9 +173,20 @@ def compile_launches(launches: Sequence[Launch], arch: int = DEFAULT_ARCH) -> li
             source = ASTSource(fn, dict(launch.signature), {k: _decode(v) for k, v in launch.constexprs})
             triton.compile(source, target=target, options=dict(launch.options))
         except Exception as e:  # noqa: BLE001 - every compiler error is a finding
-            first = str(e).strip().splitlines()
-            failures.append(Failure(launch, f"{type(e).__name__}: {' | '.join(first[-3:]) if first else ''}"))
+            failures.append(Failure(launch, _reason(e)))
     return failures
+
+
+def _reason(e: BaseException) -> str:
+    """The outermost error's place in the kernel and the innermost cause (a nested call's error
+    says where in the caller; its cause says what the compiler refused)."""
+    chain = [e]
+    while chain[-1].__cause__ is not None and len(chain) < 20:
+        chain.append(chain[-1].__cause__)
+    where = [line for line in str(e).strip().splitlines() if line.strip()][-2:]
+    why = [line for line in str(chain[-1]).strip().splitlines() if line.strip()][-3:]
+    text = " | ".join(where + (why if chain[-1] is not e else []))
+    return f"{type(chain[-1]).__name__}: {text}"
 
 
 def check(op_ids: Sequence[str], solutions: Path,
