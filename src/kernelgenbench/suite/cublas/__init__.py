@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import Operator
-from . import level1, level1_complex, level2, level3
+from . import batched, level1, level1_complex, level2, level3
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
-    name: factory for fam in (level1, level2, level3, level1_complex) for name, factory in fam.OPERATORS.items()
+    name: factory
+    for fam in (level1, level2, level3, level1_complex, batched)
+    for name, factory in fam.OPERATORS.items()
 }
