@@ -60,6 +60,14 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasZswap_v2": (_h, _i, _p, _i, _p, _i),
     "cublasCdotu_v2": (_h, _i, _p, _i, _p, _i, _p),
     "cublasZdotc_v2": (_h, _i, _p, _i, _p, _i, _p),
+    # batched through arrays of device pointers (issue 13): each array is a device int64 tensor's data_ptr
+    "cublasDgemmBatched": (_h, _i, _i, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
+    "cublasSgemmBatched_64": (_h, _i, _i, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, _f, _p, ctypes.c_int64,
+                              _p, ctypes.c_int64, _f, _p, ctypes.c_int64, ctypes.c_int64),
+    "cublasHgemmBatched": (_h, _i, _i, _i, _i, _i, ctypes.POINTER(ctypes.c_uint16), _p, _i, _p, _i,
+                           ctypes.POINTER(ctypes.c_uint16), _p, _i, _i),
+    "cublasSgemvBatched": (_h, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i, _i),
+    "cublasDgemvBatched": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
 }
 
 
@@ -312,6 +320,77 @@ class Cublas:
         px = _buffer("x", x, vector_extent(n, incx) if incx > 0 else 0, dev, torch.float64)
         pr = _buffer("result", result, 1, dev, torch.float64)
         self._device_result("cublasDasum_v2", dev, _int32("n", n), px, _int32("incx", incx), pr)
+
+
+    # ---- batched through arrays of device pointers (issue 13) -----------------------------------------
+    # An array is a 1-D int64 device tensor of addresses; its own extent is checked (batchCount
+    # entries), the matrices behind it cannot be without reading it back, which the timed call must not.
+
+    def _batched(self, routine: str, dev: torch.device, *args: Any) -> None:
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), *args)
+
+    def _gemm_batched(self, routine: str, size: Callable[[str, int], Any], scalar: Callable[[float], Any],
+                      transa: Any, transb: Any, m: int, n: int, k: int, alpha: float, Aarray: torch.Tensor,
+                      lda: int, Barray: torch.Tensor, ldb: int, beta: float, Carray: torch.Tensor, ldc: int,
+                      batchCount: int) -> None:
+        dev = Carray.device
+        arrays = [_buffer(name, t, batchCount, dev, torch.int64)
+                  for name, t in (("Aarray", Aarray), ("Barray", Barray), ("Carray", Carray))]
+        self._batched(routine, dev, op_code(transa), op_code(transb), size("m", m), size("n", n), size("k", k),
+                      ctypes.byref(scalar(alpha)), arrays[0], size("lda", lda), arrays[1], size("ldb", ldb),
+                      ctypes.byref(scalar(beta)), arrays[2], size("ldc", ldc), size("batchCount", batchCount))
+
+    def cublasDgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasDgemmBatched", _int32, ctypes.c_double, transa, transb, m, n, k, alpha, Aarray,
+                           lda, Barray, ldb, beta, Carray, ldc, batchCount)
+
+    def cublasSgemmBatched_64(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                              Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                              Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasSgemmBatched_64", _int64, ctypes.c_float, transa, transb, m, n, k, alpha,
+                           Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount)
+
+    def cublasHgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasHgemmBatched", _int32, _half, transa, transb, m, n, k, alpha, Aarray, lda,
+                           Barray, ldb, beta, Carray, ldc, batchCount)
+
+    def _gemv_batched(self, routine: str, scalar: Callable[[float], Any], trans: Any, m: int, n: int,
+                      alpha: float, Aarray: torch.Tensor, lda: int, xarray: torch.Tensor, incx: int, beta: float,
+                      yarray: torch.Tensor, incy: int, batchCount: int) -> None:
+        dev = yarray.device
+        arrays = [_buffer(name, t, batchCount, dev, torch.int64)
+                  for name, t in (("Aarray", Aarray), ("xarray", xarray), ("yarray", yarray))]
+        self._batched(routine, dev, op_code(trans), _int32("m", m), _int32("n", n), ctypes.byref(scalar(alpha)),
+                      arrays[0], _int32("lda", lda), arrays[1], _int32("incx", incx), ctypes.byref(scalar(beta)),
+                      arrays[2], _int32("incy", incy), _int32("batchCount", batchCount))
+
+    def cublasSgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        self._gemv_batched("cublasSgemvBatched", ctypes.c_float, trans, m, n, alpha, Aarray, lda, xarray, incx,
+                           beta, yarray, incy, batchCount)
+
+    def cublasDgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        self._gemv_batched("cublasDgemvBatched", ctypes.c_double, trans, m, n, alpha, Aarray, lda, xarray, incx,
+                           beta, yarray, incy, batchCount)
+
+
+def _int64(name: str, v: int) -> ctypes.c_int64:
+    if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+        raise ValueError(f"{name}={v!r} is not a 64-bit int")
+    return ctypes.c_int64(v)
+
+
+def _half(v: float) -> ctypes.c_uint16:
+    """A host __half scalar: the float16 bit pattern of v."""
+    return ctypes.c_uint16(int(torch.tensor(v, dtype=torch.float16).view(torch.int16).item()) & 0xFFFF)
 
 
 @lru_cache(maxsize=1)
