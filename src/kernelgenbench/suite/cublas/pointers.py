@@ -57,6 +57,11 @@ def pointers(into: str, offsets: tuple[int, ...], distinct: int, gap: int, rever
                  f"pointers into {into} ({distinct} distinct, gap {gap}{order})")
 
 
+def is_pointers(v: object) -> bool:
+    """Whether a sample value is a pointer array's joint draw (which needs no generator)."""
+    return isinstance(v, Joint) and getattr(v.draw, "func", None) is _addresses
+
+
 def pool_param(name: str, array: str, writes: bool = False) -> Param:
     return Param(name=name, type="Tensor", writes=writes, via=array)
 
