@@ -1,6 +1,6 @@
 """cuBLAS batched routines through arrays of device pointers (issue 13): the pointer contract (copies
 of a case point into their own pools, the judge catches writes through wrong pointers and changed
-pointer arrays), the references against brute-force loops over sgemm.f / sgemv.f per entry, and the
+pointer arrays), the references against brute-force loops over sgemm.f / sgemv.f / dtrsm.f per entry, and the
 grids drawing the semantics that matter."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from kernelgenbench.verify.verdict import Status
 
 GEMM_IDS = ("cublasDgemmBatched", "cublasSgemmBatched_64", "cublasHgemmBatched")
 GEMV_IDS = ("cublasSgemvBatched", "cublasDgemvBatched")
+TRSM_IDS = ("cublasDtrsmBatched",)
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions" / "cublas"
 
 
@@ -117,8 +118,51 @@ def _brute_gemv(s: dict, v: dict) -> torch.Tensor:
     return y
 
 
+def _brute_trsm(s: dict, v: dict) -> torch.Tensor:
+    """dtrsm.f for every entry: substitution element by element, reading only the uplo triangle."""
+    A, B = v["A_pool"].double(), v["B_pool"].double().clone()
+    left, upper = s["side"] in (0, "L"), s["uplo"] in (1, "U")
+    t, unit, m, n = _op(s["trans"]) != 0, s["diag"] in (1, "U"), s["m"], s["n"]
+    lda, ldb, alpha = s["lda"], s["ldb"], s["alpha"]
+    oa, ob = _offsets(v["Aarray"], v["A_pool"]), _offsets(v["Barray"], v["B_pool"])
+    k = m if left else n
+    for e in range(s["batchCount"]):
+        if m == 0 or n == 0:
+            continue
+
+        def a(i: int, j: int, e: int = e) -> float:  # op(A)[i, j], from the stored triangle only
+            r, c = (j, i) if t else (i, j)
+            if r == c:
+                return 1.0 if unit else float(A[oa[e] + r + c * lda])
+            assert (r < c) == upper, "read outside the triangle"
+            return float(A[oa[e] + r + c * lda])
+
+        def at(i: int, j: int, e: int = e) -> int:
+            return ob[e] + i + j * ldb
+
+        if alpha == 0:
+            for i in range(m):
+                for j in range(n):
+                    B[at(i, j)] = 0.0
+            continue
+        lower = upper == t  # op(A) lower triangular
+        order = list(range(k)) if (lower if left else not lower) else list(range(k - 1, -1, -1))
+        for j in range(n if left else m):
+            for i in order:
+                if left:  # sum_l op(A)[i, l] X[l, j] = alpha B[i, j]
+                    known = [l_ for l_ in range(k) if (l_ < i if lower else l_ > i)]
+                    acc = alpha * float(B[at(i, j)]) - sum(a(i, l_) * float(B[at(l_, j)]) for l_ in known)
+                    B[at(i, j)] = acc / a(i, i)
+                else:  # sum_l X[j, l] op(A)[l, i] = alpha B[j, i]
+                    known = [l_ for l_ in range(k) if (l_ > i if lower else l_ < i)]
+                    acc = alpha * float(B[at(j, i)]) - sum(float(B[at(j, l_)]) * a(l_, i) for l_ in known)
+                    B[at(j, i)] = acc / a(i, i)
+    return B
+
+
 @pytest.mark.parametrize("name,brute,out", [("cublasSgemmBatched_64", _brute_gemm, "C_pool"),
-                                            ("cublasSgemvBatched", _brute_gemv, "y_pool")])
+                                            ("cublasSgemvBatched", _brute_gemv, "y_pool"),
+                                            ("cublasDtrsmBatched", _brute_trsm, "B_pool")])
 def test_references_match_brute_force(name, brute, out):
     ov = registry.get(f"cublas::{name}").overloads[0]
     for s in _small(name):
@@ -170,10 +214,39 @@ def test_gemv_grid_draws_the_semantics(name):
     assert any("reversed" in r["yarray"].what for r in rows) and any("gap 0" not in r["yarray"].what for r in rows)
 
 
+def test_trsm_grid_draws_the_semantics():
+    rows = _small("cublasDtrsmBatched")
+    for flag, letters in (("side", "LR"), ("uplo", "LU"), ("trans", "NTC"), ("diag", "NU")):
+        codes = {letters.index(r[flag]) if isinstance(r[flag], str) else r[flag] for r in rows}
+        assert codes == set(range(len(letters))) and {type(r[flag]) for r in rows} == {int, str}, flag
+    assert any(r["alpha"] == 0 and isinstance(r["B_pool"], OutputSpec) for r in rows)
+    assert any(r["m"] == 0 for r in rows) and any(r["n"] == 0 for r in rows) and any(r["batchCount"] == 0
+                                                                                  for r in rows)
+    assert any(r["lda"] > max(1, r["m"] if r["side"] in (0, "L") else r["n"]) for r in rows)
+    assert any(r["ldb"] > max(1, r["m"]) for r in rows) and any(r["alpha"] not in (0.0, 1.0) for r in rows)
+    assert any("(1 distinct" in r["Aarray"].what for r in rows)
+
+
+def test_trsm_pool_is_nan_outside_the_read_triangle_and_well_conditioned():
+    for s in _small("cublasDtrsmBatched"):
+        if not s["m"] or not s["n"] or not s["batchCount"]:
+            continue
+        v = _drawn(s)
+        k = s["m"] if s["side"] in (0, "L") else s["n"]
+        upper, unit = s["uplo"] in (1, "U"), s["diag"] in (1, "U")
+        for o in set(_offsets(v["Aarray"], v["A_pool"])):
+            mat = v["A_pool"].as_strided((k, k), (1, s["lda"]), o).double()
+            read = torch.ones(k, k, dtype=torch.bool).triu(1 if unit else 0)
+            read = read if upper else read.t()
+            assert not mat[read].isnan().any() and mat[~read].isnan().all()
+            tri = torch.where(read, mat, 0.0) + (torch.eye(k, dtype=torch.float64) if unit else 0)
+            assert torch.linalg.cond(tri) < 10
+
+
 def test_every_record_has_a_solution_and_a_binding():
     from kernelgenbench.suite.cublas import library
 
-    for name in GEMM_IDS + GEMV_IDS:
+    for name in GEMM_IDS + GEMV_IDS + TRSM_IDS:
         assert (SOLUTIONS / f"{name}.py").exists()
         assert name in library.PROTOTYPES and callable(getattr(library.Cublas, name))
 

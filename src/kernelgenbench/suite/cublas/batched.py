@@ -1,9 +1,9 @@
-"""Batched BLAS through arrays of device pointers: cublas?gemmBatched and cublas?gemvBatched.
+"""Batched BLAS through arrays of device pointers: cublas?gemmBatched, ?gemvBatched, ?trsmBatched.
 
 Each batch entry is the non-batched routine on the matrices its pointers address (suite/cublas/
 pointers.py), with the same flags, quick returns and beta == 0 rule; batchCount == 0 does nothing.
-Semantics: the cuBLAS documentation of cublas<t>gemmBatched and cublas<t>gemvBatched, and the
-reference BLAS's sgemm.f / sgemv.f for each entry.
+Semantics: the cuBLAS documentation of cublas<t>gemmBatched, cublas<t>gemvBatched and
+cublas<t>trsmBatched, and the reference BLAS's sgemm.f / sgemv.f / dtrsm.f for each entry.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 import torch
 
 from ..build import MATMUL_TOLERANCE, SUM_TOLERANCE
-from ..spec import Operator, Overload, Param, Size, Tolerance
-from .family import ENUM_DOC, OP_N, blas_operator, matrix_len, op_code, samples, signature
+from ..spec import Joint, Operator, Overload, Param, Size, Tolerance
+from .family import ENUM_DOC, OP_N, blas_operator, matrix_len, matrix_view, op_code, samples, signature
 from .level2 import gemv_reference
 from .level3 import sgemm_reference
-from .library import vector_extent
+from .library import diag_code, fill_code, side_code, vector_extent
 from .pointers import ARRAY_DOC, entries, layout, pointers, pool, pool_param
 
 DTYPES: dict[str, torch.dtype] = {"H": torch.float16, "S": torch.float32, "D": torch.float64}
@@ -262,10 +262,166 @@ def gemv_batched_operator(name: str, prec: str) -> Operator:
     )
 
 
+# ---- trsmBatched -------------------------------------------------------------------------------
+
+SIDE_LEFT, SIDE_RIGHT = 0, 1
+FILL_LOWER, FILL_UPPER = 0, 1
+DIAG_NON_UNIT, DIAG_UNIT = 0, 1
+TRSM_ENUM_DOC = (
+    "side, uplo and diag are cublasSideMode_t / cublasFillMode_t / cublasDiagType_t values given as an int or "
+    "a letter: side 0 = 'L' (CUBLAS_SIDE_LEFT), 1 = 'R' (RIGHT); uplo 0 = 'L' (CUBLAS_FILL_MODE_LOWER), "
+    "1 = 'U' (UPPER); diag 0 = 'N' (CUBLAS_DIAG_NON_UNIT), 1 = 'U' (UNIT)."
+)
+
+
+def trsm_batched_reference(side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: Any,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+    """Each entry b: B[b] := X solving op(A[b]) X = alpha B[b] (left) or X op(A[b]) = alpha B[b] (right),
+    as dtrsm.f: only the uplo triangle of A is read, not its diagonal when diag is unit; when alpha == 0,
+    B := 0 and neither A nor B is read; m == 0 or n == 0 returns at once."""
+    count = _count(batchCount)
+    left, upper = side_code(side) == SIDE_LEFT, fill_code(uplo) == FILL_UPPER
+    unit, transposed = diag_code(diag) == DIAG_UNIT, op_code(trans) != OP_N
+    k = m if left else n
+    for name, ld, rows in (("lda", lda, k), ("ldb", ldb, m)):
+        if ld < max(1, rows):
+            raise ValueError(f"{name}={ld} < max(1, {rows})")
+    As = entries(Aarray, count, matrix_len(k, k, lda))
+    Bs = entries(Barray, count, matrix_len(m, n, ldb))
+    if m <= 0 or n <= 0:
+        return
+    for A, B in zip(As, Bs):
+        b = matrix_view(B, m, n, ldb)
+        if alpha == 0:
+            b.zero_()
+            continue
+        stored = matrix_view(A, k, k, lda)
+        tri = stored.triu() if upper else stored.tril()
+        if unit:
+            tri = torch.where(torch.eye(k, dtype=torch.bool, device=tri.device), 1.0, tri).to(tri.dtype)
+        op = tri.t() if transposed else tri
+        b.copy_(torch.linalg.solve_triangular(op, alpha * b, upper=upper != transposed, left=left))
+
+
+def _triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: int, offsets: tuple[int, ...],
+                     upper: bool, unit: bool, dtype: torch.dtype) -> torch.Tensor:
+    """NaN everywhere no read may reach (the other triangle, a unit diagonal, padding rows, gaps); each
+    distinct matrix well conditioned: diagonal of magnitude in [1, 2] with a random sign, off-diagonal
+    entries in (-1/k, 1/k), so every row's off-diagonal sum stays below the diagonal."""
+    dev, f64 = gen.device, torch.float64
+    pool = torch.full((length,), float("nan"), dtype=f64, device=dev)
+    for o in sorted(set(offsets)):
+        off = (torch.rand((k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / max(k, 1)
+        sign = torch.where(torch.rand(k, generator=gen, dtype=f64, device=dev) < 0.5, -1.0, 1.0)
+        diag = sign * (1 + torch.rand(k, generator=gen, dtype=f64, device=dev))
+        mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else torch.diag(diag))
+        keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
+        keep = keep if upper else keep.t()
+        pool.as_strided((k, k), (1, lda), o).copy_(torch.where(keep, mat, float("nan")))
+    return pool.to(dtype)
+
+
+TRSM_PARAMS = (
+    *(Param(n, t) for n, t in [("side", "int | str"), ("uplo", "int | str"), ("trans", "int | str"),
+                               ("diag", "int | str"), ("m", "int"), ("n", "int"), ("alpha", "float"),
+                               ("Aarray", "Tensor"), ("lda", "int"), ("Barray", "Tensor"), ("ldb", "int"),
+                               ("batchCount", "int")]),
+    pool_param("A_pool", "Aarray"), pool_param("B_pool", "Barray", writes=True),
+)
+
+# (side, uplo, trans, diag, m, n, lda pad, ldb pad, alpha, B all-NaN, batchCount, distinct A, gap, reversed)
+TrsmRow = tuple[Any, Any, Any, Any, int, int, int, int, float, bool, int, int, int, bool]
+TRSM_BATCHED: dict[str, list[TrsmRow]] = {
+    "small": [
+        (0, 0, 0, 0, 5, 3, 0, 0, 1.0, False, 3, 3, 0, False),
+        (0, 1, 0, 1, 6, 4, 2, 1, 1.5, False, 2, 2, 3, True),
+        ("L", "L", "T", "N", 7, 2, 1, 0, -0.5, False, 3, 1, 1, False),
+        ("L", "U", "C", "U", 4, 5, 0, 2, 2.0, False, 2, 2, 2, False),
+        (1, 0, 0, 1, 3, 6, 0, 1, 1.0, False, 3, 2, 1, True),
+        (1, 1, 0, 0, 4, 5, 3, 0, 0.75, False, 2, 2, 0, False),
+        ("R", "L", 1, "U", 5, 4, 0, 0, -1.0, False, 2, 2, 2, True),
+        ("R", "U", "T", 0, 2, 7, 1, 2, 1.0, False, 4, 2, 1, False),
+        (0, 0, 1, 0, 33, 9, 1, 1, 1.0, False, 2, 2, 1, False),
+        (1, 1, 1, 0, 6, 20, 0, 3, 0.5, False, 2, 1, 2, True),
+        (0, 1, 0, 0, 5, 4, 0, 0, 0.0, True, 2, 2, 1, False),
+        (0, 0, 0, 0, 0, 4, 0, 0, 1.0, False, 2, 2, 2, False),
+        (1, 0, 0, 0, 4, 0, 0, 0, 1.0, False, 2, 2, 2, False),
+        (0, 0, 0, 0, 4, 4, 0, 0, 1.0, False, 0, 0, 2, False),
+    ],
+    "large": [
+        (0, 0, 0, 0, 200, 300, 1, 3, 1.5, False, 6, 3, 5, True),
+        (1, 1, 1, 1, 150, 120, 0, 0, -1.0, False, 8, 8, 0, False),
+    ],
+    "perf": [
+        (0, 0, 0, 0, 64, 64, 0, 0, 1.0, False, 4096, 4096, 0, False),
+        (1, 1, 1, 0, 128, 128, 0, 0, 1.0, False, 1024, 1024, 0, False),
+    ],
+}
+
+
+def trsm_batched_sampler(prec: str):
+    dtype = DTYPES[prec]
+
+    def sampler(ov: Overload, size: Size) -> Iterator[Any]:
+        def row(side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, pa: int, pb: int, alpha: float,
+                poison: bool, count: int, da: int, gap: int, rev: bool) -> dict[str, Any]:
+            k = m if side_code(side) == SIDE_LEFT else n
+            lda, ldb = max(1, k) + pa, max(1, m) + pb
+            a_off, a_len = layout(count, matrix_len(k, k, lda), da, gap, rev)
+            b_off, b_len = layout(count, matrix_len(m, n, ldb), count, gap, not rev)
+            upper, unit = fill_code(uplo) == FILL_UPPER, diag_code(diag) == DIAG_UNIT
+            a_pool = Joint((a_len,), dtype, (), partial(_triangular_pool, length=a_len, k=k, lda=lda, offsets=a_off,
+                                                       upper=upper, unit=unit, dtype=dtype),
+                           f"{'upper' if upper else 'lower'}{' unit' if unit else ''} triangular, well conditioned")
+            return {"A_pool": a_pool, "B_pool": pool(b_len, dtype, poison),
+                    "side": side, "uplo": uplo, "trans": trans, "diag": diag, "m": m, "n": n, "alpha": alpha,
+                    "Aarray": pointers("A_pool", a_off, da, gap, rev), "lda": lda,
+                    "Barray": pointers("B_pool", b_off, count, gap, not rev), "ldb": ldb, "batchCount": count}
+
+        return iter(samples(row(*r) for r in TRSM_BATCHED[size]))
+
+    return sampler
+
+
+def trsm_batched_overload(name: str, prec: str) -> Overload:
+    dt = str(DTYPES[prec]).replace("torch.", "")
+    return Overload(
+        name=name,
+        func_name=name,
+        params=TRSM_PARAMS,
+        signature=signature(name, TRSM_PARAMS[:12]),
+        reference=trsm_batched_reference,
+        doc=(
+            f"For each b < batchCount, with A[b] and B[b] the column-major {dt} matrices at Aarray[b] and "
+            "Barray[b]: solves op(A[b]) X = alpha * B[b] when side is left (A[b] is m x m, lda >= max(1, m)) or "
+            "X op(A[b]) = alpha * B[b] when side is right (A[b] is n x n, lda >= max(1, n)), and overwrites "
+            "B[b] (m x n, ldb >= max(1, m)) with X. A[b] is triangular: only its uplo triangle is read (the "
+            "other may hold anything, NaN included), and its diagonal is not read but taken as ones when diag "
+            "is unit. op(A) = A when trans is N and A^T when T or C. alpha is a Python float; when alpha == 0, "
+            "B[b] := 0 and neither A nor B is read (B may hold NaN). When m == 0, n == 0 or batchCount == 0 "
+            f"the routine returns at once. Returns None. {TRSM_ENUM_DOC} {ENUM_DOC} {ARRAY_DOC}"
+        ),
+    )
+
+
+def trsm_batched_operator(name: str, prec: str) -> Operator:
+    return blas_operator(
+        name, "blas3_batched",
+        "cuBLAS double-precision batched triangular solve through arrays of device pointers: op(A[b]) X = "
+        "alpha * B[b] or X op(A[b]) = alpha * B[b] for every batch entry, B overwritten with X.",
+        trsm_batched_overload(name, prec), trsm_batched_sampler(prec),
+        tolerance=Tolerance(floor_ulps=256.0),
+        notes="Judged against a float64 triangular solve on well-conditioned matrices (diagonally dominant "
+              "triangles); the unread triangle, a unit diagonal and padding hold NaN. Singular A, negative "
+              "batchCount and leading dimensions below the minimum are not drawn; output pointers never repeat.",
+    )
+
+
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "cublasDgemmBatched": partial(gemm_batched_operator, "cublasDgemmBatched", "D"),
     "cublasSgemmBatched_64": partial(gemm_batched_operator, "cublasSgemmBatched_64", "S"),
     "cublasHgemmBatched": partial(gemm_batched_operator, "cublasHgemmBatched", "H"),
     "cublasSgemvBatched": partial(gemv_batched_operator, "cublasSgemvBatched", "S"),
     "cublasDgemvBatched": partial(gemv_batched_operator, "cublasDgemvBatched", "D"),
+    "cublasDtrsmBatched": partial(trsm_batched_operator, "cublasDtrsmBatched", "D"),
 }

@@ -68,6 +68,7 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
                            ctypes.POINTER(ctypes.c_uint16), _p, _i, _i),
     "cublasSgemvBatched": (_h, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i, _i),
     "cublasDgemvBatched": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
+    "cublasDtrsmBatched": (_h, _i, _i, _i, _i, _i, _i, _d, _p, _i, _p, _i, _i),
 }
 
 
@@ -381,6 +382,15 @@ class Cublas:
         self._gemv_batched("cublasDgemvBatched", ctypes.c_double, trans, m, n, alpha, Aarray, lda, xarray, incx,
                            beta, yarray, incy, batchCount)
 
+    def cublasDtrsmBatched(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+        dev = Barray.device
+        pa = _buffer("Aarray", Aarray, batchCount, dev, torch.int64)
+        pb = _buffer("Barray", Barray, batchCount, dev, torch.int64)
+        self._batched("cublasDtrsmBatched", dev, side_code(side), fill_code(uplo), op_code(trans), diag_code(diag),
+                      _int32("m", m), _int32("n", n), ctypes.byref(ctypes.c_double(alpha)), pa, _int32("lda", lda),
+                      pb, _int32("ldb", ldb), _int32("batchCount", batchCount))
+
 
 def _int64(name: str, v: int) -> ctypes.c_int64:
     if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
@@ -391,6 +401,27 @@ def _int64(name: str, v: int) -> ctypes.c_int64:
 def _half(v: float) -> ctypes.c_uint16:
     """A host __half scalar: the float16 bit pattern of v."""
     return ctypes.c_uint16(int(torch.tensor(v, dtype=torch.float16).view(torch.int16).item()) & 0xFFFF)
+
+
+def _code(v: Any, letters: str, what: str) -> int:
+    """An enum given as its int or its letter (letters[i] is value i)."""
+    if isinstance(v, str) and len(v) == 1 and v.upper() in letters:
+        return letters.index(v.upper())
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(letters):
+        return v
+    raise ValueError(f"invalid {what} {v!r}: use {list(range(len(letters)))} or {list(letters)}")
+
+
+def side_code(v: Any) -> int:
+    return _code(v, "LR", "cublasSideMode_t")
+
+
+def fill_code(v: Any) -> int:
+    return _code(v, "LU", "cublasFillMode_t")
+
+
+def diag_code(v: Any) -> int:
+    return _code(v, "NU", "cublasDiagType_t")
 
 
 @lru_cache(maxsize=1)
