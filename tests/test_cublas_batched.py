@@ -21,6 +21,7 @@ from kernelgenbench.verify.verdict import Status
 GEMM_IDS = ("cublasDgemmBatched", "cublasSgemmBatched_64", "cublasHgemmBatched")
 GEMV_IDS = ("cublasSgemvBatched", "cublasDgemvBatched")
 TRSM_IDS = ("cublasDtrsmBatched",)
+COMPLEX_IDS = ("cublasZgemmBatched", "cublasZgemvBatched", "cublasCgemvBatched_64")
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions" / "cublas"
 
 
@@ -160,7 +161,62 @@ def _brute_trsm(s: dict, v: dict) -> torch.Tensor:
     return B
 
 
-@pytest.mark.parametrize("name,brute,out", [("cublasSgemmBatched_64", _brute_gemm, "C_pool"),
+def _cplx(pool: torch.Tensor) -> list[complex]:
+    flat = pool.double().tolist()
+    return [complex(flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2)]
+
+
+def _brute_zgemm(s: dict, v: dict) -> torch.Tensor:
+    """zgemm.f for every entry on complex elements (pointers address complex elements)."""
+    A, B, C = (_cplx(v[k]) for k in ("A_pool", "B_pool", "C_pool"))
+    ta, tb, m, n, k = _op(s["transa"]), _op(s["transb"]), s["m"], s["n"], s["k"]
+    lda, ldb, ldc, alpha, beta = s["lda"], s["ldb"], s["ldc"], s["alpha"], s["beta"]
+    oa, ob, oc = ([o // 2 for o in _offsets(v[a], v[p])] for a, p in (("Aarray", "A_pool"), ("Barray", "B_pool"),
+                                                                        ("Carray", "C_pool")))
+    for e in range(s["batchCount"]):
+        if m == 0 or n == 0 or ((alpha == 0 or k == 0) and beta == 1):
+            continue
+        for i in range(m):
+            for j in range(n):
+                acc = 0j
+                for p in range(k if alpha != 0 else 0):
+                    a = A[oa[e] + (i + p * lda if ta == 0 else p + i * lda)]
+                    b = B[ob[e] + (p + j * ldb if tb == 0 else j + p * ldb)]
+                    acc += (a.conjugate() if ta == 2 else a) * (b.conjugate() if tb == 2 else b)
+                at = oc[e] + i + j * ldc
+                C[at] = alpha * acc + (0 if beta == 0 else beta * C[at])
+    return torch.view_as_real(torch.tensor(C, dtype=torch.complex128)).flatten()
+
+
+def _brute_zgemv(s: dict, v: dict) -> torch.Tensor:
+    """zgemv.f for every entry (conjugated A for op = C, negative increments from the far end)."""
+    A, x, y = (_cplx(v[k]) for k in ("A_pool", "x_pool", "y_pool"))
+    t, m, n, lda = _op(s["trans"]), s["m"], s["n"], s["lda"]
+    incx, incy, alpha, beta = s["incx"], s["incy"], s["alpha"], s["beta"]
+    oa, ox, oy = ([o // 2 for o in _offsets(v[a], v[p])] for a, p in (("Aarray", "A_pool"), ("xarray", "x_pool"),
+                                                                        ("yarray", "y_pool")))
+    xlen, ylen = (n, m) if t == 0 else (m, n)
+
+    def pos(length: int, inc: int, e: int) -> int:
+        return (0 if inc > 0 else (1 - length) * inc) + e * inc
+
+    for e in range(s["batchCount"]):
+        if m == 0 or n == 0 or (alpha == 0 and beta == 1):
+            continue
+        for o in range(ylen):
+            acc = 0j
+            for p in range(xlen if alpha != 0 else 0):
+                a = A[oa[e] + (o + p * lda if t == 0 else p + o * lda)]
+                acc += (a.conjugate() if t == 2 else a) * x[ox[e] + pos(xlen, incx, p)]
+            at = oy[e] + pos(ylen, incy, o)
+            y[at] = alpha * acc + (0 if beta == 0 else beta * y[at])
+    return torch.view_as_real(torch.tensor(y, dtype=torch.complex128)).flatten()
+
+
+@pytest.mark.parametrize("name,brute,out", [("cublasZgemmBatched", _brute_zgemm, "C_pool"),
+                                            ("cublasZgemvBatched", _brute_zgemv, "y_pool"),
+                                            ("cublasCgemvBatched_64", _brute_zgemv, "y_pool"),
+                                            ("cublasSgemmBatched_64", _brute_gemm, "C_pool"),
                                             ("cublasSgemvBatched", _brute_gemv, "y_pool"),
                                             ("cublasDtrsmBatched", _brute_trsm, "B_pool")])
 def test_references_match_brute_force(name, brute, out):
@@ -243,10 +299,23 @@ def test_trsm_pool_is_nan_outside_the_read_triangle_and_well_conditioned():
             assert torch.linalg.cond(tri) < 10
 
 
+@pytest.mark.parametrize("name", COMPLEX_IDS)
+def test_complex_grids_draw_conjugation_and_complex_scalars(name):
+    rows = _small(name)
+    flags = ("transa", "transb") if "gemm" in name else ("trans",)
+    for flag in flags:
+        assert {_op(r[flag]) for r in rows} == {0, 1, 2}
+    assert all(isinstance(r["alpha"], complex) and isinstance(r["beta"], complex) for r in rows)
+    assert any(r["alpha"].imag != 0 for r in rows) and any(r["beta"].imag != 0 for r in rows)
+    assert any(r["alpha"] == 0 and r["beta"] == 1 for r in rows)
+    out = "C_pool" if "gemm" in name else "y_pool"
+    assert any(isinstance(r[out], OutputSpec) and r["beta"] == 0 for r in rows)
+
+
 def test_every_record_has_a_solution_and_a_binding():
     from kernelgenbench.suite.cublas import library
 
-    for name in GEMM_IDS + GEMV_IDS + TRSM_IDS:
+    for name in GEMM_IDS + GEMV_IDS + TRSM_IDS + COMPLEX_IDS:
         assert (SOLUTIONS / f"{name}.py").exists()
         assert name in library.PROTOTYPES and callable(getattr(library.Cublas, name))
 

@@ -28,11 +28,11 @@ DTYPES: dict[str, torch.dtype] = {"H": torch.float16, "S": torch.float32, "D": t
 FLOAT64_MATMUL = Tolerance(k_rms=50.0, k_max=100.0, floor_ulps=256.0, abs_scale=True)
 
 
-def _stored(trans: Any, rows: int, cols: int) -> tuple[int, int]:
+def stored_shape(trans: Any, rows: int, cols: int) -> tuple[int, int]:
     return (rows, cols) if op_code(trans) == OP_N else (cols, rows)
 
 
-def _count(batchCount: int) -> int:
+def batch_count(batchCount: int) -> int:
     if batchCount < 0:
         raise ValueError(f"batchCount={batchCount} < 0")
     return batchCount
@@ -44,9 +44,9 @@ def gemm_batched_reference(transa: Any, transb: Any, m: int, n: int, k: int, alp
                            lda: int, Barray: torch.Tensor, ldb: int, beta: Any, Carray: torch.Tensor, ldc: int,
                            batchCount: int) -> None:
     """Each entry b: C[b] := alpha * op(A[b]) @ op(B[b]) + beta * C[b], as sgemm.f."""
-    count = _count(batchCount)
-    a_rows, a_cols = _stored(transa, m, k)
-    b_rows, b_cols = _stored(transb, k, n)
+    count = batch_count(batchCount)
+    a_rows, a_cols = stored_shape(transa, m, k)
+    b_rows, b_cols = stored_shape(transb, k, n)
     As = entries(Aarray, count, matrix_len(a_rows, a_cols, lda))
     Bs = entries(Barray, count, matrix_len(b_rows, b_cols, ldb))
     Cs = entries(Carray, count, matrix_len(m, n, ldc))
@@ -99,8 +99,8 @@ def gemm_batched_sampler(prec: str):
     def sampler(ov: Overload, size: Size) -> Iterator[Any]:
         def row(ta: Any, tb: Any, m: int, n: int, k: int, pa: int, pb: int, pc: int, alpha: float, beta: float,
                 poison: bool, count: int, da: int, db: int, gap: int, rev: bool) -> dict[str, Any]:
-            a_rows, a_cols = _stored(ta, m, k)
-            b_rows, b_cols = _stored(tb, k, n)
+            a_rows, a_cols = stored_shape(ta, m, k)
+            b_rows, b_cols = stored_shape(tb, k, n)
             lda, ldb, ldc = max(1, a_rows) + pa, max(1, b_rows) + pb, max(1, m) + pc
             a_off, a_len = layout(count, matrix_len(a_rows, a_cols, lda), da, gap, rev)
             b_off, b_len = layout(count, matrix_len(b_rows, b_cols, ldb), db, gap, not rev)
@@ -160,7 +160,7 @@ def gemv_batched_reference(trans: Any, m: int, n: int, alpha: Any, Aarray: torch
                            xarray: torch.Tensor, incx: int, beta: Any, yarray: torch.Tensor, incy: int,
                            batchCount: int) -> None:
     """Each entry b: y[b] := alpha * op(A[b]) @ x[b] + beta * y[b], as sgemv.f."""
-    count = _count(batchCount)
+    count = batch_count(batchCount)
     xlen, ylen = (n, m) if op_code(trans) == OP_N else (m, n)
     As = entries(Aarray, count, matrix_len(m, n, lda))
     xs = entries(xarray, count, vector_extent(xlen, incx))
@@ -279,7 +279,7 @@ def trsm_batched_reference(side: Any, uplo: Any, trans: Any, diag: Any, m: int, 
     """Each entry b: B[b] := X solving op(A[b]) X = alpha B[b] (left) or X op(A[b]) = alpha B[b] (right),
     as dtrsm.f: only the uplo triangle of A is read, not its diagonal when diag is unit; when alpha == 0,
     B := 0 and neither A nor B is read; m == 0 or n == 0 returns at once."""
-    count = _count(batchCount)
+    count = batch_count(batchCount)
     left, upper = side_code(side) == SIDE_LEFT, fill_code(uplo) == FILL_UPPER
     unit, transposed = diag_code(diag) == DIAG_UNIT, op_code(trans) != OP_N
     k = m if left else n

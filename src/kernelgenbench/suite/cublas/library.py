@@ -39,6 +39,20 @@ DEFAULT_MATH = 0
 _INT32 = (-(2**31), 2**31 - 1)
 
 _h, _i, _p = ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
+
+
+class _CComplex(ctypes.Structure):
+    """cuComplex: a host complex scalar (alpha, beta) of the batched complex routines."""
+
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class _ZComplex(ctypes.Structure):
+    """cuDoubleComplex."""
+
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
 _f, _d = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_double)
 PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasCreate_v2": (ctypes.POINTER(ctypes.c_void_p),),
@@ -69,6 +83,12 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasSgemvBatched": (_h, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i, _i),
     "cublasDgemvBatched": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
     "cublasDtrsmBatched": (_h, _i, _i, _i, _i, _i, _i, _d, _p, _i, _p, _i, _i),
+    "cublasZgemmBatched": (_h, _i, _i, _i, _i, _i, ctypes.POINTER(_ZComplex), _p, _i, _p, _i,
+                           ctypes.POINTER(_ZComplex), _p, _i, _i),
+    "cublasZgemvBatched": (_h, _i, _i, _i, ctypes.POINTER(_ZComplex), _p, _i, _p, _i, ctypes.POINTER(_ZComplex),
+                           _p, _i, _i),
+    "cublasCgemvBatched_64": (_h, _i, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(_CComplex), _p, ctypes.c_int64,
+                              _p, ctypes.c_int64, ctypes.POINTER(_CComplex), _p, ctypes.c_int64, ctypes.c_int64),
 }
 
 
@@ -390,6 +410,42 @@ class Cublas:
         self._batched("cublasDtrsmBatched", dev, side_code(side), fill_code(uplo), op_code(trans), diag_code(diag),
                       _int32("m", m), _int32("n", n), ctypes.byref(ctypes.c_double(alpha)), pa, _int32("lda", lda),
                       pb, _int32("ldb", ldb), _int32("batchCount", batchCount))
+
+    def _complex_arrays(self, dev: torch.device, batchCount: int, **arrays: torch.Tensor) -> list[ctypes.c_void_p]:
+        return [_buffer(name, t, batchCount, dev, torch.int64) for name, t in arrays.items()]
+
+    def cublasZgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: complex,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        dev = Carray.device
+        pa, pb, pc = self._complex_arrays(dev, batchCount, Aarray=Aarray, Barray=Barray, Carray=Carray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasZgemmBatched", dev, op_code(transa), op_code(transb), _int32("m", m), _int32("n", n),
+                      _int32("k", k), ctypes.byref(_ZComplex(a.real, a.imag)), pa, _int32("lda", lda), pb,
+                      _int32("ldb", ldb), ctypes.byref(_ZComplex(b.real, b.imag)), pc, _int32("ldc", ldc),
+                      _int32("batchCount", batchCount))
+
+    def cublasZgemvBatched(self, trans: Any, m: int, n: int, alpha: complex, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: complex, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        dev = yarray.device
+        pa, px, py = self._complex_arrays(dev, batchCount, Aarray=Aarray, xarray=xarray, yarray=yarray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasZgemvBatched", dev, op_code(trans), _int32("m", m), _int32("n", n),
+                      ctypes.byref(_ZComplex(a.real, a.imag)), pa, _int32("lda", lda), px, _int32("incx", incx),
+                      ctypes.byref(_ZComplex(b.real, b.imag)), py, _int32("incy", incy),
+                      _int32("batchCount", batchCount))
+
+    def cublasCgemvBatched_64(self, trans: Any, m: int, n: int, alpha: complex, Aarray: torch.Tensor, lda: int,
+                              xarray: torch.Tensor, incx: int, beta: complex, yarray: torch.Tensor, incy: int,
+                              batchCount: int) -> None:
+        dev = yarray.device
+        pa, px, py = self._complex_arrays(dev, batchCount, Aarray=Aarray, xarray=xarray, yarray=yarray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasCgemvBatched_64", dev, op_code(trans), _int64("m", m), _int64("n", n),
+                      ctypes.byref(_CComplex(a.real, a.imag)), pa, _int64("lda", lda), px, _int64("incx", incx),
+                      ctypes.byref(_CComplex(b.real, b.imag)), py, _int64("incy", incy),
+                      _int64("batchCount", batchCount))
 
 
 def _int64(name: str, v: int) -> ctypes.c_int64:
