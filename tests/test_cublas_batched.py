@@ -5,6 +5,7 @@ grids drawing the semantics that matter."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from kernelgenbench.verify.verdict import Status
 GEMM_IDS = ("cublasDgemmBatched", "cublasSgemmBatched_64", "cublasHgemmBatched")
 GEMV_IDS = ("cublasSgemvBatched", "cublasDgemvBatched")
 TRSM_IDS = ("cublasDtrsmBatched",)
-COMPLEX_IDS = ("cublasZgemmBatched", "cublasZgemvBatched", "cublasCgemvBatched_64")
+COMPLEX_IDS = ("cublasZgemmBatched", "cublasZgemvBatched", "cublasCgemvBatched_64", "cublasZtrsmBatched")
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions" / "cublas"
 
 
@@ -119,13 +120,16 @@ def _brute_gemv(s: dict, v: dict) -> torch.Tensor:
     return y
 
 
-def _brute_trsm(s: dict, v: dict) -> torch.Tensor:
-    """dtrsm.f for every entry: substitution element by element, reading only the uplo triangle."""
-    A, B = v["A_pool"].double(), v["B_pool"].double().clone()
+def _brute_trsm(s: dict, v: dict, cplx: bool = False) -> torch.Tensor:
+    """?trsm.f for every entry: substitution element by element, reading only the uplo triangle
+    (complex: pointers address complex elements, op = C conjugates)."""
+    A, B = (_cplx(v[k]) if cplx else v[k].double().tolist() for k in ("A_pool", "B_pool"))
     left, upper = s["side"] in (0, "L"), s["uplo"] in (1, "U")
     t, unit, m, n = _op(s["trans"]) != 0, s["diag"] in (1, "U"), s["m"], s["n"]
+    conj = cplx and _op(s["trans"]) == 2
     lda, ldb, alpha = s["lda"], s["ldb"], s["alpha"]
-    oa, ob = _offsets(v["Aarray"], v["A_pool"]), _offsets(v["Barray"], v["B_pool"])
+    oa, ob = ([o // (2 if cplx else 1) for o in _offsets(v[a], v[p])] for a, p in (("Aarray", "A_pool"),
+                                                                                   ("Barray", "B_pool")))
     k = m if left else n
     for e in range(s["batchCount"]):
         if m == 0 or n == 0:
@@ -133,10 +137,11 @@ def _brute_trsm(s: dict, v: dict) -> torch.Tensor:
 
         def a(i: int, j: int, e: int = e) -> float:  # op(A)[i, j], from the stored triangle only
             r, c = (j, i) if t else (i, j)
-            if r == c:
-                return 1.0 if unit else float(A[oa[e] + r + c * lda])
-            assert (r < c) == upper, "read outside the triangle"
-            return float(A[oa[e] + r + c * lda])
+            if r == c and unit:
+                return 1.0
+            assert r == c or (r < c) == upper, "read outside the triangle"
+            value = A[oa[e] + r + c * lda]
+            return value.conjugate() if conj else value
 
         def at(i: int, j: int, e: int = e) -> int:
             return ob[e] + i + j * ldb
@@ -152,13 +157,15 @@ def _brute_trsm(s: dict, v: dict) -> torch.Tensor:
             for i in order:
                 if left:  # sum_l op(A)[i, l] X[l, j] = alpha B[i, j]
                     known = [l_ for l_ in range(k) if (l_ < i if lower else l_ > i)]
-                    acc = alpha * float(B[at(i, j)]) - sum(a(i, l_) * float(B[at(l_, j)]) for l_ in known)
+                    acc = alpha * B[at(i, j)] - sum(a(i, l_) * B[at(l_, j)] for l_ in known)
                     B[at(i, j)] = acc / a(i, i)
                 else:  # sum_l X[j, l] op(A)[l, i] = alpha B[j, i]
                     known = [l_ for l_ in range(k) if (l_ > i if lower else l_ < i)]
-                    acc = alpha * float(B[at(j, i)]) - sum(float(B[at(j, l_)]) * a(l_, i) for l_ in known)
+                    acc = alpha * B[at(j, i)] - sum(B[at(j, l_)] * a(l_, i) for l_ in known)
                     B[at(j, i)] = acc / a(i, i)
-    return B
+    if cplx:
+        return torch.view_as_real(torch.tensor(B, dtype=torch.complex128)).flatten()
+    return torch.tensor(B, dtype=torch.float64)
 
 
 def _cplx(pool: torch.Tensor) -> list[complex]:
@@ -216,6 +223,7 @@ def _brute_zgemv(s: dict, v: dict) -> torch.Tensor:
 @pytest.mark.parametrize("name,brute,out", [("cublasZgemmBatched", _brute_zgemm, "C_pool"),
                                             ("cublasZgemvBatched", _brute_zgemv, "y_pool"),
                                             ("cublasCgemvBatched_64", _brute_zgemv, "y_pool"),
+                                            ("cublasZtrsmBatched", partial(_brute_trsm, cplx=True), "B_pool"),
                                             ("cublasSgemmBatched_64", _brute_gemm, "C_pool"),
                                             ("cublasSgemvBatched", _brute_gemv, "y_pool"),
                                             ("cublasDtrsmBatched", _brute_trsm, "B_pool")])
@@ -270,8 +278,9 @@ def test_gemv_grid_draws_the_semantics(name):
     assert any("reversed" in r["yarray"].what for r in rows) and any("gap 0" not in r["yarray"].what for r in rows)
 
 
-def test_trsm_grid_draws_the_semantics():
-    rows = _small("cublasDtrsmBatched")
+@pytest.mark.parametrize("name", ["cublasDtrsmBatched", "cublasZtrsmBatched"])
+def test_trsm_grid_draws_the_semantics(name):
+    rows = _small(name)
     for flag, letters in (("side", "LR"), ("uplo", "LU"), ("trans", "NTC"), ("diag", "NU")):
         codes = {letters.index(r[flag]) if isinstance(r[flag], str) else r[flag] for r in rows}
         assert codes == set(range(len(letters))) and {type(r[flag]) for r in rows} == {int, str}, flag
@@ -303,6 +312,10 @@ def test_trsm_pool_is_nan_outside_the_read_triangle_and_well_conditioned():
 def test_complex_grids_draw_conjugation_and_complex_scalars(name):
     rows = _small(name)
     flags = ("transa", "transb") if "gemm" in name else ("trans",)
+    if "trsm" in name:
+        assert all(isinstance(r["alpha"], complex) for r in rows) and any(r["alpha"].imag for r in rows)
+        assert {_op(r["trans"]) for r in rows} == {0, 1, 2}
+        return
     for flag in flags:
         assert {_op(r[flag]) for r in rows} == {0, 1, 2}
     assert all(isinstance(r["alpha"], complex) and isinstance(r["beta"], complex) for r in rows)

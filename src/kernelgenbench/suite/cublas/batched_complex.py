@@ -1,12 +1,12 @@
 """Complex batched BLAS through arrays of device pointers: cublasZgemmBatched, cublasZgemvBatched,
-cublasCgemvBatched_64.
+cublasCgemvBatched_64, cublasZtrsmBatched.
 
 The pointer contract of suite/cublas/pointers.py with the complex one of suite/cublas/complex.py:
 each pool is an interleaved real tensor, and a pointer is the address of a complex element (so
 consecutive complex elements are 2 * itemsize bytes apart). op = C conjugates, unlike T. The same
 grids as the real routines, with complex alpha and beta (0 and 1 kept exact: they decide the quick
-returns and whether C/y is read). Semantics: cuBLAS's cublas<t>gemmBatched / gemvBatched, and the
-reference BLAS's zgemm.f / zgemv.f per entry.
+returns and whether C/y is read). Semantics: cuBLAS's cublas<t>gemmBatched / gemvBatched /
+trsmBatched, and the reference BLAS's zgemm.f / zgemv.f / ztrsm.f per entry.
 """
 
 from __future__ import annotations
@@ -18,8 +18,16 @@ from typing import Any
 import torch
 
 from ..build import SUM_TOLERANCE
-from ..spec import Operator, Overload, Param, Size, Tolerance
-from .batched import FLOAT64_MATMUL, GEMM_BATCHED, GEMV_BATCHED, batch_count, stored_shape
+from ..spec import Joint, Operator, Overload, Param, Size, Tolerance
+from .batched import (
+    FLOAT64_MATMUL,
+    GEMM_BATCHED,
+    GEMV_BATCHED,
+    TRSM_BATCHED,
+    TRSM_ENUM_DOC,
+    batch_count,
+    stored_shape,
+)
 from .complex import REAL, as_complex, bound_matmul, complex_pointer_doc
 from .family import (
     ENUM_DOC,
@@ -34,7 +42,7 @@ from .family import (
     vector_view,
     write_vector,
 )
-from .library import OP_C, vector_extent
+from .library import OP_C, diag_code, fill_code, side_code, vector_extent
 from .pointers import ARRAY_DOC, entries, layout, pointers, pool, pool_param
 
 COMPLEX_ARRAY_DOC = (
@@ -230,6 +238,105 @@ def cgemv_batched_overload(name: str, prec: str) -> Overload:
     )
 
 
+# ---- trsmBatched -------------------------------------------------------------------------------
+
+def ztrsm_batched_reference(side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: Any,
+                            Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+    """Each entry: B := X solving op(A) X = alpha B (left) or X op(A) = alpha B (right), as ztrsm.f: only
+    the uplo triangle is read, not the diagonal when unit; op = C conjugates; alpha == 0 sets B := 0."""
+    count = batch_count(batchCount)
+    left, upper = side_code(side) == 0, fill_code(uplo) == 1
+    unit, op = diag_code(diag) == 1, op_code(trans)
+    k = m if left else n
+    for name, ld, rows in (("lda", lda, k), ("ldb", ldb, m)):
+        if ld < max(1, rows):
+            raise ValueError(f"{name}={ld} < max(1, {rows})")
+    As = _pool_entries(Aarray, count, matrix_len(k, k, lda))
+    Bs = _pool_entries(Barray, count, matrix_len(m, n, ldb))
+    if m <= 0 or n <= 0:
+        return
+    for A, B in zip(As, Bs):
+        b = matrix_view(B, m, n, ldb)
+        if alpha == 0:
+            b.zero_()
+            continue
+        stored = matrix_view(A, k, k, lda)
+        tri = stored.triu() if upper else stored.tril()
+        if unit:
+            tri = torch.where(torch.eye(k, dtype=torch.bool, device=tri.device), 1.0, tri).to(tri.dtype)
+        t = tri if op == OP_N else tri.t().conj() if op == OP_C else tri.t()
+        b.copy_(torch.linalg.solve_triangular(t, alpha * b, upper=upper == (op == OP_N), left=left))
+
+
+def _complex_triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: int, offsets: tuple[int, ...],
+                             upper: bool, unit: bool, dtype: torch.dtype) -> torch.Tensor:
+    """Interleaved; NaN wherever no read may reach (the other triangle, a unit diagonal, padding, gaps);
+    each matrix well conditioned: a diagonal of modulus in [1, 2] at a random phase, off-diagonal
+    parts in (-1/(2k), 1/(2k)), so every row's off-diagonal sum stays below the diagonal."""
+    dev, f64 = gen.device, torch.float64
+    pool = torch.full((length // 2,), complex("nan+nanj"), dtype=torch.complex128, device=dev)
+    for o in sorted({o // 2 for o in offsets}):
+        parts = (torch.rand((2, k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / (2 * max(k, 1))
+        off = torch.complex(parts[0], parts[1])
+        modulus = 1 + torch.rand(k, generator=gen, dtype=f64, device=dev)
+        phase = torch.rand(k, generator=gen, dtype=f64, device=dev) * 6.283185307179586
+        mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else torch.diag(torch.polar(modulus, phase)))
+        keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
+        keep = keep if upper else keep.t()
+        pool.as_strided((k, k), (1, lda), o).copy_(torch.where(keep, mat, complex("nan+nanj")))
+    return torch.view_as_real(pool).flatten().to(dtype)
+
+
+TRSM_PARAMS = (
+    *(Param(n, t) for n, t in [("side", "int | str"), ("uplo", "int | str"), ("trans", "int | str"),
+                               ("diag", "int | str"), ("m", "int"), ("n", "int"), ("alpha", "complex"),
+                               ("Aarray", "Tensor"), ("lda", "int"), ("Barray", "Tensor"), ("ldb", "int"),
+                               ("batchCount", "int")]),
+    pool_param("A_pool", "Aarray"), pool_param("B_pool", "Barray", writes=True),
+)
+
+
+def ztrsm_batched_sampler(ov: Overload, size: Size) -> Iterator[Any]:
+    dtype = REAL["Z"]
+
+    def row(side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, pa: int, pb: int, alpha: float,
+            poison: bool, count: int, da: int, gap: int, rev: bool) -> dict[str, Any]:
+        k = m if side_code(side) == 0 else n
+        lda, ldb = max(1, k) + pa, max(1, m) + pb
+        a_off, a_len = _complex_layout(count, matrix_len(k, k, lda), da, gap, rev)
+        b_off, b_len = _complex_layout(count, matrix_len(m, n, ldb), count, gap, not rev)
+        upper, unit = fill_code(uplo) == 1, diag_code(diag) == 1
+        a_pool = Joint((a_len,), dtype, (), partial(_complex_triangular_pool, length=a_len, k=k, lda=lda,
+                                                   offsets=a_off, upper=upper, unit=unit, dtype=dtype),
+                       f"{'upper' if upper else 'lower'}{' unit' if unit else ''} triangular, well conditioned")
+        return {"A_pool": a_pool, "B_pool": pool(b_len, dtype, poison),
+                "side": side, "uplo": uplo, "trans": trans, "diag": diag, "m": m, "n": n, "alpha": _cx(alpha),
+                "Aarray": pointers("A_pool", a_off, da, gap, rev), "lda": lda,
+                "Barray": pointers("B_pool", b_off, count, gap, not rev), "ldb": ldb, "batchCount": count}
+
+    return iter(samples(row(*r) for r in TRSM_BATCHED[size]))
+
+
+ZTRSM_OVERLOAD = Overload(
+    name="cublasZtrsmBatched",
+    func_name="cublasZtrsmBatched",
+    params=TRSM_PARAMS,
+    signature=signature("cublasZtrsmBatched", TRSM_PARAMS[:12]),
+    reference=ztrsm_batched_reference,
+    doc=(
+        "For each b < batchCount, with A[b] and B[b] the column-major complex128 matrices at Aarray[b] and "
+        "Barray[b]: solves op(A[b]) X = alpha * B[b] when side is left (A[b] is m x m, lda >= max(1, m)) or "
+        "X op(A[b]) = alpha * B[b] when side is right (A[b] is n x n, lda >= max(1, n)), and overwrites B[b] "
+        "(m x n, ldb >= max(1, m)) with X. A[b] is triangular: only its uplo triangle is read (the other may "
+        "hold anything, NaN included), and its diagonal is not read but taken as ones when diag is unit. "
+        "op(A) = A for N, A^T for T and the conjugate transpose A^H for C. alpha is a Python complex; when "
+        "alpha == 0, B[b] := 0 and neither A nor B is read (B may hold NaN). When m == 0, n == 0 or "
+        f"batchCount == 0 the routine returns at once. Returns None. {TRSM_ENUM_DOC} {ENUM_DOC} {ARRAY_DOC} "
+        f"{COMPLEX_ARRAY_DOC} {complex_pointer_doc('Z')}"
+    ),
+)
+
+
 NOTES = ("Negative batchCount, zero increments and leading dimensions below the minimum "
          "(CUBLAS_STATUS_INVALID_VALUE) are not drawn; output pointers never repeat (cuBLAS leaves overlapping "
          "outputs undefined). The error scale counts every real product positive (complex.bound_matmul).")
@@ -253,4 +360,12 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         "y[b] := alpha * op(A[b]) @ x[b] + beta * y[b], op N, T or conjugate transpose.",
         cgemv_batched_overload("cublasCgemvBatched_64", "C"), cgemv_batched_sampler("C"),
         tolerance=SUM_TOLERANCE, notes=NOTES),
+    "cublasZtrsmBatched": partial(
+        blas_operator, "cublasZtrsmBatched", "blas3_batched",
+        "cuBLAS double-complex batched triangular solve through arrays of device pointers: op(A[b]) X = "
+        "alpha * B[b] or X op(A[b]) = alpha * B[b] for every batch entry, op N, T or conjugate transpose.",
+        ZTRSM_OVERLOAD, ztrsm_batched_sampler, tolerance=Tolerance(floor_ulps=256.0),
+        notes="Judged against a float64 complex triangular solve on well-conditioned matrices; the unread "
+              "triangle, a unit diagonal and padding hold NaN. Singular A, negative batchCount and leading "
+              "dimensions below the minimum are not drawn; output pointers never repeat."),
 }

@@ -89,6 +89,7 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
                            _p, _i, _i),
     "cublasCgemvBatched_64": (_h, _i, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(_CComplex), _p, ctypes.c_int64,
                               _p, ctypes.c_int64, ctypes.POINTER(_CComplex), _p, ctypes.c_int64, ctypes.c_int64),
+    "cublasZtrsmBatched": (_h, _i, _i, _i, _i, _i, _i, ctypes.POINTER(_ZComplex), _p, _i, _p, _i, _i),
 }
 
 
@@ -446,6 +447,15 @@ class Cublas:
                       ctypes.byref(_CComplex(a.real, a.imag)), pa, _int64("lda", lda), px, _int64("incx", incx),
                       ctypes.byref(_CComplex(b.real, b.imag)), py, _int64("incy", incy),
                       _int64("batchCount", batchCount))
+
+    def cublasZtrsmBatched(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: complex,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+        dev = Barray.device
+        pa, pb = self._complex_arrays(dev, batchCount, Aarray=Aarray, Barray=Barray)
+        a = complex(alpha)
+        self._batched("cublasZtrsmBatched", dev, side_code(side), fill_code(uplo), op_code(trans), diag_code(diag),
+                      _int32("m", m), _int32("n", n), ctypes.byref(_ZComplex(a.real, a.imag)), pa,
+                      _int32("lda", lda), pb, _int32("ldb", ldb), _int32("batchCount", batchCount))
 
 
 def _int64(name: str, v: int) -> ctypes.c_int64:
