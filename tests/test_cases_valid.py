@@ -9,11 +9,15 @@ import pytest
 
 from kernelgenbench.suite import registry
 from kernelgenbench.suite.aten.family import blank
-from kernelgenbench.suite.inputs import upcast_value
+from kernelgenbench.suite.cublas.pointers import is_pointers
+from kernelgenbench.suite.inputs import rebased, upcast_value
 
 
 def _call(ov, case, device):
-    values = {k: upcast_value(blank(v, device)) for k, v in case.sample.values.items()}
+    blanks: dict = {}
+    for k, v in case.sample.values.items():  # pointer arrays address the blanks of their pools
+        blanks[k] = v.draw(None, *(blanks[o] for o in v.of)) if is_pointers(v) else blank(v, device)
+    values = rebased({k: upcast_value(v) for k, v in blanks.items()}, blanks)
     args, kwargs = ov.split(values)
     ov.reference(*args, **kwargs)
 

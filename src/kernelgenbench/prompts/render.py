@@ -84,6 +84,8 @@ def python_def(ov: Overload) -> str:
     parts: list[str] = []
     star = False
     for p in ov.params:
+        if p.via:  # storage reached through a pointer array, never passed
+            continue
         if p.kw_only and not star:
             parts.append("*")
             star = True

@@ -8,6 +8,7 @@ Low-precision tensors are drawn in float32 and rounded, which keeps full mantiss
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -260,7 +261,7 @@ def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
             return type(v)(c(x) for x in v)
         return v
 
-    return {k: c(v) for k, v in values.items()}
+    return rebased({k: c(v) for k, v in values.items()}, values)
 
 
 def upcast_value(v: Any, device: str | None = None) -> Any:
@@ -289,3 +290,43 @@ def upcast_value(v: Any, device: str | None = None) -> Any:
     if isinstance(v, (list, tuple)):
         return type(v)(upcast_value(x, device) for x in v)
     return v
+
+
+# Arrays of device pointers (cuBLAS batched routines take `const float* const Aarray[]`): an int64
+# tensor of addresses into a backing tensor of the same case. Each one is registered with its
+# backing argument's name and element offsets, so that every copy of a case's values (the
+# reference's float64 copies, the native call's, snapshots) points into its own copy of the backing.
+_POINTERS: dict[int, tuple[str, tuple[int, ...], torch.Tensor]] = {}
+
+
+def pointer_array(backing: torch.Tensor, offsets: tuple[int, ...], into: str) -> torch.Tensor:
+    """The addresses of elements `offsets` of `backing` (the argument `into`), as an int64 tensor on
+    its device; repeats and gaps allowed."""
+    base, size = backing.data_ptr(), backing.element_size()
+    t = torch.tensor([base + o * size for o in offsets], dtype=torch.int64).to(backing.device)
+    _POINTERS[id(t)] = (into, tuple(offsets), backing)
+    weakref.finalize(t, _POINTERS.pop, id(t), None)
+    return t
+
+
+def pointees(t: Any) -> tuple[str, tuple[int, ...], torch.Tensor] | None:
+    """For a pointer array: the backing argument's name, the element offsets and the backing tensor."""
+    return _POINTERS.get(id(t)) if isinstance(t, torch.Tensor) else None
+
+
+def pointers_intact(t: torch.Tensor) -> bool:
+    """Whether a pointer array still holds the addresses it was made with."""
+    found = pointees(t)
+    assert found is not None
+    _, offsets, backing = found
+    base, size = backing.data_ptr(), backing.element_size()
+    return t.dtype == torch.int64 and t.tolist() == [base + o * size for o in offsets]
+
+
+def rebased(copies: dict[str, Any], originals: Mapping[str, Any]) -> dict[str, Any]:
+    """`copies` of `originals` whose pointer arrays point into the copies' backing tensors."""
+    for name, v in originals.items():
+        found = pointees(v)
+        if found is not None and found[0] in copies:
+            copies[name] = pointer_array(copies[found[0]], found[1], found[0])
+    return copies

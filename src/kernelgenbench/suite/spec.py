@@ -155,7 +155,9 @@ class Param:
     """One argument of an overload. `writes` marks arguments the operator mutates and that are
     judged as outputs; `scratch` marks workspaces the caller hands in (vLLM's paged_attention_v2
     partials): the candidate may overwrite them or ignore them, and they are neither judged nor
-    required to come back unchanged."""
+    required to come back unchanged. `via` names the array of device pointers (cuBLAS batched
+    routines' `Aarray`) through which alone the routine reaches this storage: it is drawn, judged
+    (`writes`) and checked like an argument but never passed (`suite.inputs.pointer_array`)."""
 
     name: str
     type: str
@@ -164,6 +166,7 @@ class Param:
     has_default: bool = False
     default: Any = None
     scratch: bool = False
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,7 @@ class Overload:
 
     def split(self, values: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Positional and keyword arguments for a call, as the schema orders them."""
-        positional = [p for p in self.params if not p.kw_only]
+        positional = [p for p in self.params if not p.kw_only and not p.via]
         last = max((i for i, p in enumerate(positional) if p.name in values), default=-1)
         args = []
         for p in positional[: last + 1]:
@@ -203,7 +206,7 @@ class Overload:
                 args.append(p.default)
             else:
                 raise KeyError(f"{self.name}: no value for required argument {p.name!r}")
-        kwargs = {p.name: values[p.name] for p in self.params if p.kw_only and p.name in values}
+        kwargs = {p.name: values[p.name] for p in self.params if p.kw_only and not p.via and p.name in values}
         return tuple(args), kwargs
 
     def param(self, name: str) -> Param:

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from ..suite.inputs import clone_values
+from ..suite.inputs import clone_values, rebased
 from ..suite.spec import Case, Operator, Overload
 from .correctness import case_inputs, check_values, expected_outputs, outputs_of, scalar_problem, written
 
@@ -62,6 +62,7 @@ def _lower_precision(op: Operator, ov: Overload, values: dict[str, Any], device:
     for k, v in low.items():
         if isinstance(v, torch.Tensor) and v.dtype in LOWER and k not in ov.writes:
             low[k] = v.to(LOWER[v.dtype]).to(v.dtype)
+    low = rebased(low, values)
     args, kwargs = ov.split(low)
     try:
         return outputs_of(ov, op.native(device, ov)(*args, **kwargs), low)

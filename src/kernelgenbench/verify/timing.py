@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from ..suite.inputs import clone_values
+from ..suite.inputs import clone_values, pointees
 from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
@@ -166,9 +166,10 @@ def _check(op: Operator, ov: Overload, inputs: dict[str, Any], produced: list[An
 
 
 def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
-    """Write new contents into the same buffers (same pointers, shapes and strides)."""
+    """Write new contents into the same buffers (same pointers, shapes and strides); an array of
+    device pointers keeps its own addresses (the same offsets into the refilled backing)."""
     for name, t in values.items():
-        if isinstance(t, torch.Tensor) and t.numel() and 0 not in t.stride():
+        if isinstance(t, torch.Tensor) and t.numel() and 0 not in t.stride() and pointees(t) is None:
             t.copy_(fresh[name])
 
 

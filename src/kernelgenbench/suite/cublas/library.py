@@ -40,7 +40,22 @@ DEFAULT_MATH = 0
 _INT32 = (-(2**31), 2**31 - 1)
 
 _h, _i, _p = ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
+
+
+class CuComplex(ctypes.Structure):
+    """cuComplex (float2): the real and imaginary parts of a single-precision complex scalar."""
+
+    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+
+
+class CuDoubleComplex(ctypes.Structure):
+    """cuDoubleComplex (double2)."""
+
+    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+
 _f, _d = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_double)
+_cp, _zp = ctypes.POINTER(CuComplex), ctypes.POINTER(CuDoubleComplex)
 _ll = ctypes.c_longlong
 PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasCreate_v2": (ctypes.POINTER(ctypes.c_void_p),),
@@ -103,6 +118,22 @@ PROTOTYPES: dict[str, tuple[Any, ...]] = {
     "cublasCsymv_v2": (_h, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
     "cublasCsymm_v2": (_h, _i, _i, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i),
     "cublasCsyrkEx": (_h, _i, _i, _i, _i, _p, _p, _i, _i, _p, _p, _i, _i),
+    # batched through arrays of device pointers (issue 13): each array is a device int64 tensor's data_ptr
+    "cublasDgemmBatched": (_h, _i, _i, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
+    "cublasSgemmBatched_64": (_h, _i, _i, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, _f, _p, ctypes.c_int64,
+                              _p, ctypes.c_int64, _f, _p, ctypes.c_int64, ctypes.c_int64),
+    "cublasHgemmBatched": (_h, _i, _i, _i, _i, _i, ctypes.POINTER(ctypes.c_uint16), _p, _i, _p, _i,
+                           ctypes.POINTER(ctypes.c_uint16), _p, _i, _i),
+    "cublasSgemvBatched": (_h, _i, _i, _i, _f, _p, _i, _p, _i, _f, _p, _i, _i),
+    "cublasDgemvBatched": (_h, _i, _i, _i, _d, _p, _i, _p, _i, _d, _p, _i, _i),
+    "cublasDtrsmBatched": (_h, _i, _i, _i, _i, _i, _i, _d, _p, _i, _p, _i, _i),
+    "cublasZgemmBatched": (_h, _i, _i, _i, _i, _i, _zp, _p, _i, _p, _i,
+                           _zp, _p, _i, _i),
+    "cublasZgemvBatched": (_h, _i, _i, _i, _zp, _p, _i, _p, _i, _zp,
+                           _p, _i, _i),
+    "cublasCgemvBatched_64": (_h, _i, ctypes.c_int64, ctypes.c_int64, _cp, _p, ctypes.c_int64,
+                              _p, ctypes.c_int64, _cp, _p, ctypes.c_int64, ctypes.c_int64),
+    "cublasZtrsmBatched": (_h, _i, _i, _i, _i, _i, _i, _zp, _p, _i, _p, _i, _i),
 }
 
 
@@ -741,17 +772,118 @@ class Cublas:
                        ctypes.byref(a), pa, _int32("Atype", Atype), _int32("lda", lda), ctypes.byref(b), pc,
                        _int32("Ctype", Ctype), _int32("ldc", ldc))
 
+    # ---- batched through arrays of device pointers (issue 13) -----------------------------------------
+    # An array is a 1-D int64 device tensor of addresses; its own extent is checked (batchCount
+    # entries), the matrices behind it cannot be without reading it back, which the timed call must not.
 
-class CuComplex(ctypes.Structure):
-    """cuComplex (float2): the real and imaginary parts of a single-precision complex scalar."""
+    def _batched(self, routine: str, dev: torch.device, *args: Any) -> None:
+        with torch.cuda.device(dev):
+            self._call(routine, self._handle(dev), *args)
 
-    _fields_ = [("x", ctypes.c_float), ("y", ctypes.c_float)]
+    def _gemm_batched(self, routine: str, size: Callable[[str, int], Any], scalar: Callable[[float], Any],
+                      transa: Any, transb: Any, m: int, n: int, k: int, alpha: float, Aarray: torch.Tensor,
+                      lda: int, Barray: torch.Tensor, ldb: int, beta: float, Carray: torch.Tensor, ldc: int,
+                      batchCount: int) -> None:
+        dev = Carray.device
+        arrays = [_buffer(name, t, batchCount, dev, torch.int64)
+                  for name, t in (("Aarray", Aarray), ("Barray", Barray), ("Carray", Carray))]
+        self._batched(routine, dev, op_code(transa), op_code(transb), size("m", m), size("n", n), size("k", k),
+                      ctypes.byref(scalar(alpha)), arrays[0], size("lda", lda), arrays[1], size("ldb", ldb),
+                      ctypes.byref(scalar(beta)), arrays[2], size("ldc", ldc), size("batchCount", batchCount))
 
+    def cublasDgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasDgemmBatched", _int32, ctypes.c_double, transa, transb, m, n, k, alpha, Aarray,
+                           lda, Barray, ldb, beta, Carray, ldc, batchCount)
 
-class CuDoubleComplex(ctypes.Structure):
-    """cuDoubleComplex (double2)."""
+    def cublasSgemmBatched_64(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                              Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                              Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasSgemmBatched_64", _int64, ctypes.c_float, transa, transb, m, n, k, alpha,
+                           Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount)
 
-    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+    def cublasHgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        self._gemm_batched("cublasHgemmBatched", _int32, _half, transa, transb, m, n, k, alpha, Aarray, lda,
+                           Barray, ldb, beta, Carray, ldc, batchCount)
+
+    def _gemv_batched(self, routine: str, scalar: Callable[[float], Any], trans: Any, m: int, n: int,
+                      alpha: float, Aarray: torch.Tensor, lda: int, xarray: torch.Tensor, incx: int, beta: float,
+                      yarray: torch.Tensor, incy: int, batchCount: int) -> None:
+        dev = yarray.device
+        arrays = [_buffer(name, t, batchCount, dev, torch.int64)
+                  for name, t in (("Aarray", Aarray), ("xarray", xarray), ("yarray", yarray))]
+        self._batched(routine, dev, op_code(trans), _int32("m", m), _int32("n", n), ctypes.byref(scalar(alpha)),
+                      arrays[0], _int32("lda", lda), arrays[1], _int32("incx", incx), ctypes.byref(scalar(beta)),
+                      arrays[2], _int32("incy", incy), _int32("batchCount", batchCount))
+
+    def cublasSgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        self._gemv_batched("cublasSgemvBatched", ctypes.c_float, trans, m, n, alpha, Aarray, lda, xarray, incx,
+                           beta, yarray, incy, batchCount)
+
+    def cublasDgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        self._gemv_batched("cublasDgemvBatched", ctypes.c_double, trans, m, n, alpha, Aarray, lda, xarray, incx,
+                           beta, yarray, incy, batchCount)
+
+    def cublasDtrsmBatched(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: float,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+        dev = Barray.device
+        pa = _buffer("Aarray", Aarray, batchCount, dev, torch.int64)
+        pb = _buffer("Barray", Barray, batchCount, dev, torch.int64)
+        self._batched("cublasDtrsmBatched", dev, side_code(side), fill_code(uplo), op_code(trans), diag_code(diag),
+                      _int32("m", m), _int32("n", n), ctypes.byref(ctypes.c_double(alpha)), pa, _int32("lda", lda),
+                      pb, _int32("ldb", ldb), _int32("batchCount", batchCount))
+
+    def _complex_arrays(self, dev: torch.device, batchCount: int, **arrays: torch.Tensor) -> list[ctypes.c_void_p]:
+        return [_buffer(name, t, batchCount, dev, torch.int64) for name, t in arrays.items()]
+
+    def cublasZgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: complex,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: complex,
+                           Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
+        dev = Carray.device
+        pa, pb, pc = self._complex_arrays(dev, batchCount, Aarray=Aarray, Barray=Barray, Carray=Carray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasZgemmBatched", dev, op_code(transa), op_code(transb), _int32("m", m), _int32("n", n),
+                      _int32("k", k), ctypes.byref(CuDoubleComplex(a.real, a.imag)), pa, _int32("lda", lda), pb,
+                      _int32("ldb", ldb), ctypes.byref(CuDoubleComplex(b.real, b.imag)), pc, _int32("ldc", ldc),
+                      _int32("batchCount", batchCount))
+
+    def cublasZgemvBatched(self, trans: Any, m: int, n: int, alpha: complex, Aarray: torch.Tensor, lda: int,
+                           xarray: torch.Tensor, incx: int, beta: complex, yarray: torch.Tensor, incy: int,
+                           batchCount: int) -> None:
+        dev = yarray.device
+        pa, px, py = self._complex_arrays(dev, batchCount, Aarray=Aarray, xarray=xarray, yarray=yarray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasZgemvBatched", dev, op_code(trans), _int32("m", m), _int32("n", n),
+                      ctypes.byref(CuDoubleComplex(a.real, a.imag)), pa, _int32("lda", lda), px, _int32("incx", incx),
+                      ctypes.byref(CuDoubleComplex(b.real, b.imag)), py, _int32("incy", incy),
+                      _int32("batchCount", batchCount))
+
+    def cublasCgemvBatched_64(self, trans: Any, m: int, n: int, alpha: complex, Aarray: torch.Tensor, lda: int,
+                              xarray: torch.Tensor, incx: int, beta: complex, yarray: torch.Tensor, incy: int,
+                              batchCount: int) -> None:
+        dev = yarray.device
+        pa, px, py = self._complex_arrays(dev, batchCount, Aarray=Aarray, xarray=xarray, yarray=yarray)
+        a, b = complex(alpha), complex(beta)
+        self._batched("cublasCgemvBatched_64", dev, op_code(trans), _int64("m", m), _int64("n", n),
+                      ctypes.byref(CuComplex(a.real, a.imag)), pa, _int64("lda", lda), px, _int64("incx", incx),
+                      ctypes.byref(CuComplex(b.real, b.imag)), py, _int64("incy", incy),
+                      _int64("batchCount", batchCount))
+
+    def cublasZtrsmBatched(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: complex,
+                           Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, batchCount: int) -> None:
+        dev = Barray.device
+        pa, pb = self._complex_arrays(dev, batchCount, Aarray=Aarray, Barray=Barray)
+        a = complex(alpha)
+        self._batched("cublasZtrsmBatched", dev, side_code(side), fill_code(uplo), op_code(trans), diag_code(diag),
+                      _int32("m", m), _int32("n", n), ctypes.byref(CuDoubleComplex(a.real, a.imag)), pa,
+                      _int32("lda", lda), pb, _int32("ldb", ldb), _int32("batchCount", batchCount))
 
 
 def _c64(z: complex) -> CuComplex:
@@ -777,6 +909,32 @@ def _int64(name: str, v: int) -> ctypes.c_longlong:
 def _batch_extent(one: int, stride: int, batch: int) -> int:
     """Elements a strided batch addresses: the last problem's start plus one problem's extent."""
     return 0 if batch <= 0 or one <= 0 else (batch - 1) * abs(stride) + one
+
+
+def _half(v: float) -> ctypes.c_uint16:
+    """A host __half scalar: the float16 bit pattern of v."""
+    return ctypes.c_uint16(int(torch.tensor(v, dtype=torch.float16).view(torch.int16).item()) & 0xFFFF)
+
+
+def _code(v: Any, letters: str, what: str) -> int:
+    """An enum given as its int or its letter (letters[i] is value i)."""
+    if isinstance(v, str) and len(v) == 1 and v.upper() in letters:
+        return letters.index(v.upper())
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(letters):
+        return v
+    raise ValueError(f"invalid {what} {v!r}: use {list(range(len(letters)))} or {list(letters)}")
+
+
+def side_code(v: Any) -> int:
+    return _code(v, "LR", "cublasSideMode_t")
+
+
+def fill_code(v: Any) -> int:
+    return _code(v, "LU", "cublasFillMode_t")
+
+
+def diag_code(v: Any) -> int:
+    return _code(v, "NU", "cublasDiagType_t")
 
 
 @lru_cache(maxsize=1)

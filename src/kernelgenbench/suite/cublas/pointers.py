@@ -1,0 +1,83 @@
+"""Arrays of device pointers, as cuBLAS's batched routines take them (`const float* const Aarray[]`).
+
+The candidate receives what the C API receives: a device array of device pointers, an int64 tensor
+of addresses, and must read and write through it. The storage behind the pointers is a pool per
+operand (a `Param` with `via`), drawn first and never passed; the pointers are drawn jointly with
+it (`Joint`), after materialisation, as the pool's address plus element offsets. Pointers may
+repeat (one A for several batch entries), come in any order and leave gaps in the pool, and the
+judge compares the whole pools, so a write through a wrong pointer, or between matrices, is caught.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import torch
+
+from ..inputs import pointees, pointer_array
+from ..spec import Joint, OutputSpec, Param, TensorSpec
+
+ARRAY_DOC = (
+    "An argument named *array (Aarray, xarray, Carray...) is an array of device pointers, as the C API "
+    "takes it: a 1-D int64 tensor on the device of batchCount elements, element b being the address "
+    "(in bytes) of batch entry b's matrix or vector, whose storage is laid out as for the non-batched "
+    "routine (element (i, j) of a matrix at address + (i + j*ld) * itemsize). In a Triton kernel, load "
+    "the address and cast it: `tl.load(Aarray + b).to(tl.pointer_type(tl.float32))`. Pointers of "
+    "read-only operands may repeat (one matrix for several entries); those of the written operand are "
+    "distinct. The matrices sit anywhere in memory, in any order, with gaps between them: memory "
+    "that no pointer of the written operand addresses (gaps, padding rows) must stay unchanged."
+)
+
+
+def layout(count: int, extent: int, distinct: int, gap: int, reverse: bool = False) -> tuple[tuple[int, ...], int]:
+    """Element offsets of `count` pointers to `distinct` blocks of `extent` elements, `gap` elements
+    apart and before the first, in reverse order when asked (entry b points at block b % distinct),
+    and the pool's length."""
+    distinct = min(distinct, count) if count else 0
+    stride = extent + gap
+    slots = [gap + s * stride for s in range(distinct)]
+    if reverse:
+        slots.reverse()
+    return tuple(slots[b % distinct] for b in range(count)), gap + distinct * stride
+
+
+def pool(length: int, dtype: torch.dtype, poison: bool = False) -> TensorSpec | OutputSpec:
+    """The storage behind one operand's pointers (all-NaN when it is an output BLAS must not read)."""
+    return OutputSpec((length,), dtype) if poison else TensorSpec((length,), dtype)
+
+
+def _addresses(gen: torch.Generator, backing: torch.Tensor, *, offsets: tuple[int, ...], into: str) -> torch.Tensor:
+    return pointer_array(backing, offsets, into)
+
+
+def pointers(into: str, offsets: tuple[int, ...], distinct: int, gap: int, reverse: bool) -> Joint:
+    """The int64 addresses of `offsets` into the pool argument `into`, computed in the worker."""
+    order = ", reversed" if reverse else ""
+    return Joint((len(offsets),), torch.int64, (into,), partial(_addresses, offsets=offsets, into=into),
+                 f"pointers into {into} ({distinct} distinct, gap {gap}{order})")
+
+
+def is_pointers(v: object) -> bool:
+    """Whether a sample value is a pointer array's joint draw (which needs no generator)."""
+    return isinstance(v, Joint) and getattr(v.draw, "func", None) is _addresses
+
+
+def pool_param(name: str, array: str, writes: bool = False) -> Param:
+    return Param(name=name, type="Tensor", writes=writes, via=array)
+
+
+def entries(array: torch.Tensor, count: int, extent: int) -> list[torch.Tensor]:
+    """What each of the first `count` pointers of `array` addresses: `extent` elements of its pool, as 1-D views (the
+    reference dereferences the addresses it is given, in whatever copy of the pool they point into)."""
+    found = pointees(array)
+    if found is None:
+        raise ValueError("not an array of device pointers drawn by the suite")
+    backing = found[2]
+    base, size = backing.data_ptr(), backing.element_size()
+    views = []
+    for address in array.tolist()[:count]:
+        offset, rest = divmod(address - base, size)
+        if rest or offset < 0 or offset + extent > backing.numel():
+            raise ValueError(f"pointer {address:#x} does not address {extent} elements of its pool")
+        views.append(backing[offset: offset + extent])
+    return views
