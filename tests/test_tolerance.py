@@ -90,3 +90,23 @@ def test_a_dynamic_scale_may_be_two_ulps_off_but_no_coarser():
     assert compare(two_off, truth, native, tol.at(1)).ok
     assert not compare(two_off, truth, native, tol.at(0)).ok
     assert not compare(native.to(torch.bfloat16).to(torch.float32), truth, native, tol.at(1)).ok
+
+
+def test_a_cancelling_subtraction_allows_the_rounding_of_its_product():
+    """3 - 2.5 * x near x = 1.16 cancels: a kernel that rounds the product before subtracting (no
+    fused multiply-add: the interpreter) is many ulps of the result off, within the error scale
+    |other| + |alpha| |self|; a bfloat16 product is not."""
+    from kernelgenbench.suite import registry
+
+    op = registry.get("aten::rsub")
+    ov = op.overload("rsub.Tensor")
+    x = torch.tensor([1.1590030193328857], dtype=torch.float32)  # one element: its RMS is its error
+    other = torch.full_like(x, 3.0)
+    truth = other.double() - 2.5 * x.double()
+    native = torch.rsub(x, other, alpha=2.5)
+    scale = ov.scale(x.double().abs(), other.double().abs(), alpha=2.5)
+    unfused = other - (x * 2.5)
+    assert compare(unfused, truth, native, op.tolerance, scale).ok
+    assert not compare(unfused, truth, native, Tolerance(), None).ok  # the result's magnitude alone
+    coarse = other - (x.to(torch.bfloat16) * 2.5).float()
+    assert not compare(coarse, truth, native, op.tolerance, scale).ok

@@ -18,9 +18,9 @@ from typing import Any
 
 import torch
 
-from ..build import FLOATS, LAYOUTS, covering, sample
+from ..build import FLOATS, LAYOUTS, SUM_TOLERANCE, covering, sample
 from ..spec import Operator, OutputSpec, Overload, Sample, Size, TensorSpec
-from .family import aten_operator, functional
+from .family import alpha_scales, aten_operator, functional
 from .shapes import ELEMENTWISE
 
 I32, I64, BOOL = torch.int32, torch.int64, torch.bool
@@ -403,16 +403,19 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
     "add_": partial(
         aten_operator, "add_", "pointwise",
         "In place: self += alpha * other, other broadcast to self, the promoted type cast back to self's.",
-        binary_sampler(Grid(extra=_alpha, scalars=(-1.75, 3, 0.5), ints=ARITH_INTS, perf=("add_.Tensor",)))),
+        binary_sampler(Grid(extra=_alpha, scalars=(-1.75, 3, 0.5), ints=ARITH_INTS, perf=("add_.Tensor",))),
+        tolerance=SUM_TOLERANCE, scale=alpha_scales("add_", "other")),
     "sub": partial(
         aten_operator, "sub", "pointwise", "self - alpha * other, with type promotion and broadcasting.",
         binary_sampler(Grid(extra=_alpha, ints=ARITH_INTS, perf=("sub.Tensor",),
                             thin={"sub.Scalar": (2, 1), "sub.out": (3, 3), "sub.Scalar_out": (4, 4)})),
+        tolerance=SUM_TOLERANCE, scale=alpha_scales("sub", "other"),
         notes="bool operands are rejected by ATen (use logical_xor): never drawn."),
     "rsub": partial(
         aten_operator, "rsub", "pointwise", "other - alpha * self (reversed subtraction), with type promotion.",
         binary_sampler(Grid(extra=_alpha, ints=ARITH_INTS, perf=("rsub.Tensor",),
                             thin={"rsub.Scalar": (2, 1), "rsub.Tensor_out": (3, 3), "rsub.Scalar_out": (4, 4)})),
+        tolerance=SUM_TOLERANCE, scale=alpha_scales("rsub", "self"),
         notes="bool operands are rejected by ATen: never drawn."),
     "div": partial(
         aten_operator, "div", "pointwise",

@@ -167,15 +167,34 @@ def native_overload(device: str, ov: Overload) -> Any:
     return getattr(getattr(torch.ops.aten, op), name or "default")
 
 
+def alpha_scales(name: str, scaled: str) -> dict[str, Callable[..., Any]]:
+    """Error scales of `x + alpha * y` for every overload of `name` (add, sub, rsub: `scaled` names
+    y, the operand alpha multiplies): |x| + |alpha| |y|. A result that cancels (3 - 2.5 * 1.16)
+    keeps the rounding of the product it came from, which the result's own magnitude does not
+    bound: an honest kernel without a fused multiply-add (Triton's interpreter) is 8 ulps off it."""
+
+    def magnitude(written: str | None) -> Callable[..., Any]:
+        def scale(self: Any, other: Any, alpha: Any = 1, *, out: Any = None) -> Any:
+            x, y = (self, other) if scaled == "other" else (other, self)
+            m = torch.as_tensor(x).abs() + abs(alpha) * torch.as_tensor(y).abs()
+            target = out if out is not None else self if written == "self" else None
+            return m if target is None else target.copy_(m.expand(target.shape))
+        return scale
+
+    return {ov.name: magnitude("self" if "self" in ov.writes else None) for ov in overloads(name)}
+
+
 def aten_operator(name: str, family: str, doc: str, sampler: Sampler, *,
                   tolerance: Tolerance = Tolerance(), notes: str = "",
-                  reference: dict[str, Any] | None = None,
+                  reference: dict[str, Any] | None = None, scale: dict[str, Any] | None = None,
                   traffic: Callable[[Overload, dict[str, Any], list[Any]], int] | None = None,
                   work: Work = "compute", compare: Compare = "values",
                   law: Callable[[Overload, Any, list[Any]], Any] | None = None, size_reads: int = 0) -> Operator:
-    """`reference` replaces the ground truth of overloads whose kernel cannot run in float64."""
+    """`reference` replaces the ground truth of overloads whose kernel cannot run in float64;
+    `scale` gives overloads an error scale (with an `abs_scale` tolerance) other than the op on |inputs|."""
     ovs = tuple(
-        replace(ov, reference=(reference or {}).get(ov.name, ov.reference)) for ov in overloads(name)
+        replace(ov, reference=(reference or {}).get(ov.name, ov.reference), scale=(scale or {}).get(ov.name, ov.scale))
+        for ov in overloads(name)
     )
     return Operator(
         baseline=native_overload,

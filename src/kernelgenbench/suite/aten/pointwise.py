@@ -7,9 +7,9 @@ from functools import partial
 
 import torch
 
-from ..build import FLOATS, covering
+from ..build import FLOATS, SUM_TOLERANCE, covering
 from ..spec import Operator, Overload, Size, TensorSpec
-from .family import aten_operator, samples_of, tensor_or_scalar
+from .family import alpha_scales, aten_operator, samples_of, tensor_or_scalar
 from .shapes import ELEMENTWISE
 
 
@@ -48,7 +48,7 @@ def binary_sampler(ov: Overload, size: Size):
 
 OPERATORS: dict[str, Callable[[], Operator]] = {
     "add": partial(aten_operator, "add", "pointwise", "self + alpha * other, with type promotion and broadcasting.",
-                   binary_sampler),
+                   binary_sampler, tolerance=SUM_TOLERANCE, scale=alpha_scales("add", "other")),
     "mul": partial(aten_operator, "mul", "pointwise", "self * other, with type promotion and broadcasting.",
                    binary_sampler),
     "silu": partial(aten_operator, "silu", "pointwise", "x * sigmoid(x), computed in float32 for low-precision inputs.",

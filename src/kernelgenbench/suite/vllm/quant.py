@@ -284,10 +284,13 @@ def scaled_int8_quant() -> Operator:
     )
 
 
-RMS_QUANT_TOLERANCE = Tolerance(k_rms=2.0, k_max=4.0, floor_ulps=0.0)
+RMS_QUANT_TOLERANCE = Tolerance(k_rms=2.0, k_max=4.0, floor_ulps=0.0,
+                                per_output=((1, Tolerance(k_rms=2.0, k_max=4.0, floor_ulps=2.0)),))
 """The float64 truth of the fused norm skips the working-dtype roundings inside the norm (the harness
 hands the reference float64 tensors), so the native result is a few fp8 codes off it; a candidate
-may be as far off, or twice as far in RMS (another reduction order, an approximate rsqrt)."""
+may be as far off, or twice as far in RMS (another reduction order, an approximate rsqrt). The
+float32 scales (output 1) also allow a division's 2 ulps, as in SCALED_QUANT_TOLERANCE: the
+reference solution's scales were 1.03x over the RMS bound without it (one seed in 16, interpreter)."""
 
 
 def rms_norm_dynamic_per_token_quant_reference(input: torch.Tensor, weight: torch.Tensor, epsilon: float,
