@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from . import methods, prompts
-from .execute import CampaignResult, LocalPool, Outcome, run_campaign
+from .execute import CampaignResult, Executor, LocalPool, Outcome, run_campaign
+from .execute.cluster import ExecutorError
 from .execute.config import ConfigError, load
 from .platforms import Platform, detect
 from .sandbox import Limits, Request, judge
@@ -98,7 +100,30 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
-                                     "perf": None, "graph": False, "quick_timing": False}
+                                     "perf": None, "graph": False, "quick_timing": False, "executor": "local"}
+EXECUTORS = ("local", "ray")
+
+
+@contextmanager
+def executor_for(kind: str, platform: Platform, workers: int | None = None,
+                 address: str | None = None) -> Iterator[Executor]:
+    """The local pool, or a Ray cluster's tasks (`address`: the cluster's; default: RAY_ADDRESS or a
+    new local cluster, shut down afterwards)."""
+    if kind not in EXECUTORS:
+        raise UsageError(f"unknown executor {kind!r}: use local or ray")
+    if address is not None and kind != "ray":
+        raise UsageError("--address is the Ray cluster's: it goes with --executor ray")
+    if kind == "local":
+        yield LocalPool(platform, workers)
+        return
+    from .execute.cluster import RayExecutor
+
+    try:
+        ray_executor = RayExecutor(platform, address, workers)
+    except ExecutorError as e:
+        raise UsageError(str(e)) from None
+    with ray_executor:
+        yield ray_executor
 
 
 def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
@@ -106,7 +131,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         name: str | None = None, fresh: bool = False, workers: int | None = None,
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
-        on_outcome: Callable[[Outcome], None] | None = None,
+        executor: str | None = None, address: str | None = None, on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
@@ -116,7 +141,9 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     endpoint, agent command) runs before the store is opened, so a bad setup stores nothing.
     `perf` times every passing candidate afterwards (GPU only, and there the default; `graph`
     replays CUDA graphs; `quick_timing` takes fewer samples, for sweeps over many operators);
-    `tiers` picks the correctness size tiers (default: all the platform affords).
+    `tiers` picks the correctness size tiers (default: all the platform affords). `executor` is
+    `local` (default: sandboxed workers on this machine) or `ray` (Ray tasks on the cluster at
+    `address`; see execute/cluster.py).
     """
     try:
         file = load(config) if config is not None else {}
@@ -124,13 +151,16 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         raise UsageError(str(e)) from None
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf, "graph": graph,
-             "tiers": tiers, "quick_timing": quick_timing, **method_options}
+             "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
+             **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices",
-                 "perf", "graph", "tiers", "quick_timing")}
+                 "perf", "graph", "tiers", "quick_timing", "executor", "address")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
+    if campaign["executor"] not in EXECUTORS:
+        raise UsageError(f"unknown executor {campaign['executor']!r}: use local or ray")
     chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
@@ -144,10 +174,11 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     m.check()
     concurrency = campaign["concurrency"] or m.schedule().concurrency
     extra = {"prices": campaign["prices"]} if campaign["prices"] else None
-    with Store(campaign["db"]) as store:
+    with executor_for(campaign["executor"], platform, campaign["workers"], campaign["address"]) as pool, \
+            Store(campaign["db"]) as store:
         return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
-                            name=campaign["name"], fresh=fresh, executor=LocalPool(platform, campaign["workers"]),
-                            concurrency=concurrency, extra_config=extra, check=False, on_outcome=on_outcome,
+                            name=campaign["name"], fresh=fresh, executor=pool, concurrency=concurrency,
+                            extra_config=extra, check=False, on_outcome=on_outcome,
                             plan=plan, timing=timing, on_timing=on_timing)
 
 

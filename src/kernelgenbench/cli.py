@@ -186,6 +186,9 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         name: Optional[str] = typer.Option(None, help="run name (default: derived from the configuration)"),
         fresh: bool = typer.Option(False, help="start a new run even if one with this name exists"),
         workers: Optional[int] = typer.Option(None, help="parallel sandboxed workers"),
+        executor: Optional[str] = typer.Option(None, help="local (default) or ray: judge as Ray tasks on a cluster"),
+        address: Optional[str] = typer.Option(None, help="with --executor ray: the cluster's address "
+                                              "(default: RAY_ADDRESS, else a new local cluster)"),
         timeout: Optional[float] = typer.Option(None, help="seconds per candidate (default: 300)"),
         model: Optional[str] = typer.Option(None, help="llm/reflect: model name; agent: passed to the agent"),
         provider: Optional[str] = typer.Option(None, help="openai (any OpenAI-compatible endpoint) or anthropic"),
@@ -236,7 +239,7 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
                      perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
-                     on_outcome=progress, on_timing=timed)
+                     executor=executor, address=address, on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "

@@ -11,6 +11,7 @@ Operators (or, without early stopping, their samples) are worked on concurrently
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -61,6 +62,29 @@ def default_name(method: Method, ops: list[Operator], platform: Platform) -> str
     config = {"method": method.name, **method.config(), "ops": sorted(o.id for o in ops), "platform": platform.name}
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
     return f"{method.name}-{platform.name}-{digest}"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One candidate to judge, as it travels to whichever process (or machine) judges it: picklable."""
+
+    op: str
+    code: str
+    triton_cache: str | None = None
+
+
+def judge_job(platform: Platform, seed: int, plan: Plan, limits: Limits, extra_env: dict[str, str],
+              timing: TimingConfig | None, job: Job, device_index: int | None) -> Verdict:
+    """Judge `job` in its own sandboxed worker on this machine. The campaign binds the run's settings
+    with functools.partial, which keeps the whole call picklable for executors on other machines."""
+    cache = job.triton_cache
+    if cache is not None:
+        try:
+            os.makedirs(cache, exist_ok=True)
+        except OSError:  # a node that cannot reach the store's folder keeps the cache in the workdir
+            cache = None
+    return judge(Request(job.op, job.code, platform, seed, plan, device_index, extra_env=extra_env, timing=timing,
+                         triton_cache=cache), limits)
 
 
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
@@ -132,16 +156,20 @@ class _Campaign:
         if attempt.source_code is None:
             verdict = _missing_verdict(attempt, self.run)
         else:
-            verdict = self.executor.call(self._job, attempt)
+            verdict = self.executor.call(self.judge_fn(), self.job(attempt))
         self.store.put_verdict(attempt.id, verdict)
         outcome = Outcome(attempt, verdict.status.value, verdict.reason, verdict)
         self._report(outcome)
         return outcome
 
-    def _job(self, attempt: Attempt, device_index: int | None) -> Verdict:
+    def job(self, attempt: Attempt) -> Job:
         assert attempt.source_code is not None
-        return judge(Request(attempt.op, attempt.source_code, self.platform, self.run.seed, self.plan, device_index,
-                             extra_env=self.threads, triton_cache=self.triton_cache(attempt)), self.limits)
+        return Job(attempt.op, attempt.source_code, self.triton_cache(attempt))
+
+    def judge_fn(self, timing: TimingConfig | None = None) -> Callable[[Job, int | None], Verdict]:
+        """Verification (with this run's share of threads per worker), or with `timing`, timing."""
+        extra_env = self.threads if timing is None else {}
+        return functools.partial(judge_job, self.platform, self.run.seed, self.plan, self.limits, extra_env, timing)
 
     def triton_cache(self, attempt: Attempt) -> str:
         """One compiled-kernel cache per source text, beside the store."""
@@ -151,23 +179,16 @@ class _Campaign:
     @property
     def threads(self) -> dict[str, str]:
         """Each worker's share of the CPU, so parallel workers do not oversubscribe it."""
-        return {"OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // self.executor.workers))}
+        return {"OMP_NUM_THREADS": str(self.executor.threads)}
 
     def time_passes(self, timing: TimingConfig) -> None:
-        """Time every passed attempt, one at a time per device, after all verification is done:
-        nothing else runs on a GPU while it is timed."""
-        serial = LocalPool(self.platform, workers=self.platform.device_count)
+        """Time every passed attempt, one at a time, after all verification is done: nothing else runs
+        on a GPU while it is timed (on Ray too: each task holds a whole GPU)."""
+        fn = self.judge_fn(timing)
         for attempt in self.store.untimed_passes(self.run.id):
             if self.stop.is_set():
                 raise Interrupted
-            assert attempt.source_code is not None
-
-            def job(a: Attempt, device_index: int | None) -> Verdict:
-                assert a.source_code is not None
-                return judge(Request(a.op, a.source_code, self.platform, self.run.seed, self.plan, device_index,
-                                     timing=timing, triton_cache=self.triton_cache(a)), self.limits)
-
-            verdict = serial.call(job, attempt)
+            verdict = self.executor.call(fn, self.job(attempt))
             self.store.put_timing(attempt.id, verdict)
             if self.on_timing:
                 self.on_timing(attempt, verdict)

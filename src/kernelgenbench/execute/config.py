@@ -32,7 +32,8 @@ KEYS: dict[str, tuple[type, ...]] = {
     "provider": (str,), "model": (str,), "base_url": (str,), "api_key_env": (str,), "temperature": NUMBER,
     "top_p": NUMBER, "max_tokens": (int,), "request_timeout": NUMBER, "retries": (int,), "backoff": NUMBER,
     "samples": (int,), "n": (int,), "rounds": (int,), "agent": (str,), "budget": NUMBER, "prices": (dict,),
-    "perf": (bool,), "graph": (bool,), "tiers": (list,), "quick_timing": (bool,),
+    "perf": (bool,), "graph": (bool,), "tiers": (list,), "quick_timing": (bool,), "executor": (str,),
+    "address": (str,),
 }
 
 

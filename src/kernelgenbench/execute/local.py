@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -14,7 +15,13 @@ R = TypeVar("R")
 
 
 class Executor(Protocol):
-    workers: int
+    """Runs judging jobs. `fn` is a module-level function bound with functools.partial and `job` a
+    frozen dataclass, so both pickle: an executor may run them in another process or on another
+    machine, whose sandbox judges there; results come back to the caller, which alone writes the store."""
+
+    workers: int  # jobs at once
+    threads: int  # CPU threads each job's worker may use
+
 
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         """Run fn(job, device_index) in the calling thread once a worker slot is free."""
@@ -30,6 +37,7 @@ class LocalPool:
         self.platform = platform
         devices = platform.device_count if platform.name == "cuda" else 1
         self.workers = max(1, workers or devices)
+        self.threads = max(1, (os.cpu_count() or 1) // self.workers)
         self._devices: queue.Queue[int | None] = queue.Queue()
         for i in range(self.workers):
             self._devices.put(i % devices if platform.name == "cuda" else None)

@@ -1,0 +1,84 @@
+"""A Ray executor: each judging job is a Ray task that judges one candidate in its own sandboxed worker
+process on the node that runs it, and returns the verdict to the driver, which alone writes the store.
+
+A task asks for one CPU and, on CUDA, one whole GPU (Ray sets its CUDA_VISIBLE_DEVICES, which the
+sandboxed worker inherits), so verification holds its GPU as on the local pool, and a timing task is
+alone on its GPU. Every node needs kernelgenbench installed (the same version as the driver's).
+Ray is optional (`pip install 'kernelgenbench[ray]'`) and imported only when this executor is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from ..platforms import Platform
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+class ExecutorError(RuntimeError):
+    """The executor cannot be set up (Ray missing, cluster unreachable or without GPUs)."""
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorError("--executor ray needs Ray, which is not installed: "
+                            "pip install 'kernelgenbench[ray]'") from None
+    return ray
+
+
+def _on_node(fn: Callable[[J, int | None], R], job: J) -> R:
+    """In the Ray task: the GPU Ray gave it is already this process's CUDA_VISIBLE_DEVICES."""
+    return fn(job, None)
+
+
+class RayExecutor:
+    """Connects to the Ray cluster at `address` (None: RAY_ADDRESS, else a new local one); `workers`
+    caps jobs in flight (default: the cluster's GPUs on CUDA, its CPUs on the interpreter)."""
+
+    def __init__(self, platform: Platform, address: str | None = None, workers: int | None = None):
+        ray = import_ray()
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            try:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                         logging_level="warning")
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                raise ExecutorError(f"cannot reach the Ray cluster at {address or 'RAY_ADDRESS'}: {e}") from None
+            self._started = True
+        gpus = 1 if platform.name == "cuda" else 0
+        resources = ray.cluster_resources()
+        slots = int(resources.get("GPU", 0)) if gpus else int(resources.get("CPU", 0))
+        if slots < 1:
+            self.close()
+            raise ExecutorError(f"the Ray cluster has no {'GPU' if gpus else 'CPU'} for {platform.name} jobs")
+        self.workers = max(1, workers or slots)
+        self.threads = 1  # each task holds one CPU
+        self._task = ray.remote(_on_node).options(num_cpus=1, num_gpus=gpus)
+
+    def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
+        return self._ray.get(self._task.remote(fn, job))
+
+    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        pending = {self._task.remote(fn, job): job for job in jobs}
+        while pending:
+            done, _ = self._ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                yield pending.pop(ref), self._ray.get(ref)
+
+    def close(self) -> None:
+        """Shut down the local cluster this executor started, if it started one."""
+        if self._started:
+            self._ray.shutdown()
+            self._started = False
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
