@@ -80,3 +80,20 @@ def test_executor_ray_without_ray_is_one_line(monkeypatch, capsys, tmp_path):
 def test_executor_options_are_checked(tmp_path, options, message):
     with pytest.raises(api.UsageError, match=message):
         api.run(ops=["silu"], device="cpu", db=tmp_path / "k.db", **options)
+
+
+def test_an_address_nothing_listens_on_fails_at_once():
+    import socket
+    import time
+
+    from kernelgenbench.execute.cluster import ExecutorError, check_reachable
+
+    with socket.socket() as s:  # a port just freed: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(ExecutorError, match="cannot reach the Ray cluster"):
+        check_reachable(f"127.0.0.1:{port}")
+    assert time.monotonic() - start < 10
+    with pytest.raises(ExecutorError, match="not HOST:PORT"):
+        check_reachable("nowhere")

@@ -9,6 +9,7 @@ Ray is optional (`pip install 'kernelgenbench[ray]'`) and imported only when thi
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -31,6 +32,19 @@ def import_ray() -> Any:
     return ray
 
 
+def check_reachable(address: str | None, timeout_s: float = 5.0) -> None:
+    """Fail at once on a `host:port` nothing listens on (Ray itself retries for minutes)."""
+    if not address or address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ExecutorError(f"--address {address!r} is not HOST:PORT (or ray://HOST:PORT, auto)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise ExecutorError(f"cannot reach the Ray cluster at {address}: {e}") from None
+
+
 def _on_node(fn: Callable[[J, int | None], R], job: J) -> R:
     """In the Ray task: the GPU Ray gave it is already this process's CUDA_VISIBLE_DEVICES."""
     return fn(job, None)
@@ -45,6 +59,7 @@ class RayExecutor:
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
+            check_reachable(address)
             try:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False,
                          logging_level="warning")
