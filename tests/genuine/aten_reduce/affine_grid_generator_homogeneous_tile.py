@@ -18,7 +18,7 @@ MAX_PROGRAMS = 264
 def _linspace(i, steps, ALIGN: tl.constexpr):
     """ATen's linspace_from_neg_one: -1..1, shrunk by (steps - 1) / steps without align_corners."""
     fi = i.to(tl.float32)
-    fs = steps.to(tl.float32)
+    fs = (i * 0 + steps).to(tl.float32)  # a size of 1 arrives as a constexpr int on the GPU
     if ALIGN:
         v = -1.0 + 2.0 * fi / tl.maximum(fs - 1.0, 1.0)
     else:
