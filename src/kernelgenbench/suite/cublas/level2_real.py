@@ -35,7 +35,7 @@ from .family import (
     write_vector,
 )
 from .level2 import FLOAT64_FLOOR, gemv_reference
-from .library import vector_extent
+from .library import diag_code, fill_code, vector_extent
 
 FILL_LOWER, FILL_UPPER = 0, 1
 DIAG_NON_UNIT, DIAG_UNIT = 0, 1
@@ -49,24 +49,6 @@ FLAG_DOC = (
 UNREFERENCED_DOC = (
     "Storage of A that the routine does not reference (see above) may hold NaN and must not be read."
 )
-
-
-def fill_code(uplo: Any) -> int:
-    """The cublasFillMode_t for an int (0/1) or a letter ('L'/'U')."""
-    if isinstance(uplo, str) and uplo.upper() in ("L", "U"):
-        return FILL_LOWER if uplo.upper() == "L" else FILL_UPPER
-    if isinstance(uplo, int) and not isinstance(uplo, bool) and uplo in (FILL_LOWER, FILL_UPPER):
-        return uplo
-    raise ValueError(f"invalid cublasFillMode_t {uplo!r}: use 0/1 or 'L'/'U'")
-
-
-def diag_code(diag: Any) -> int:
-    """The cublasDiagType_t for an int (0/1) or a letter ('N'/'U')."""
-    if isinstance(diag, str) and diag.upper() in ("N", "U"):
-        return DIAG_NON_UNIT if diag.upper() == "N" else DIAG_UNIT
-    if isinstance(diag, int) and not isinstance(diag, bool) and diag in (DIAG_NON_UNIT, DIAG_UNIT):
-        return diag
-    raise ValueError(f"invalid cublasDiagType_t {diag!r}: use 0/1 or 'N'/'U'")
 
 
 def _dt(prec: str) -> str:

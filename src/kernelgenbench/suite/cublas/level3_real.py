@@ -33,7 +33,7 @@ from .family import (
     vector_view,
 )
 from .level3 import _stored, sgemm_reference
-from .library import matrix_extent
+from .library import diag_code, fill_code, matrix_extent, side_code
 
 SIDE_LEFT, SIDE_RIGHT = 0, 1
 FILL_LOWER, FILL_UPPER = 0, 1
@@ -50,27 +50,6 @@ FLAG_DOC = (
 )
 # float64 routines: the truth is float64 too, so the floor carries the reordering of long sums
 FLOAT64_MATMUL = Tolerance(k_rms=50.0, k_max=100.0, floor_ulps=64.0, abs_scale=True)
-
-
-def _enum(value: Any, letters: str, what: str) -> int:
-    """An enum given as an int (0/1) or as the letter at that position in `letters`."""
-    if isinstance(value, str) and len(value) == 1 and value.upper() in letters:
-        return letters.index(value.upper())
-    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-        return value
-    raise ValueError(f"invalid {what} {value!r}: use 0/1 or one of {tuple(letters)}")
-
-
-def side_code(side: Any) -> int:
-    return _enum(side, "LR", "cublasSideMode_t")
-
-
-def fill_code(uplo: Any) -> int:
-    return _enum(uplo, "LU", "cublasFillMode_t")
-
-
-def diag_code(diag: Any) -> int:
-    return _enum(diag, "NU", "cublasDiagType_t")
 
 
 def _check_ld(**lds: tuple[int, int]) -> None:

@@ -405,7 +405,7 @@ class Cublas:
 
     def cublasSdgmm(self, mode: Any, m: int, n: int, A: torch.Tensor, lda: int, x: torch.Tensor, incx: int,
                     C: torch.Tensor, ldc: int) -> None:
-        from .level3_real import SIDE_LEFT, side_code
+        from .level3_real import SIDE_LEFT
 
         side = side_code(mode)
         dev = C.device
@@ -419,7 +419,6 @@ class Cublas:
     def cublasSsyrk_v2(self, uplo: Any, trans: Any, n: int, k: int, alpha: float, A: torch.Tensor, lda: int,
                        beta: float, C: torch.Tensor, ldc: int) -> None:
         """A real syrk's C is its T (reference BLAS ssyrk.f); cuBLAS is handed T for it."""
-        from .level3_real import fill_code
 
         op = OP_T if op_code(trans) != OP_N else OP_N
         dev = C.device
@@ -432,7 +431,7 @@ class Cublas:
 
     def cublasStrsm_v2(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: float,
                        A: torch.Tensor, lda: int, B: torch.Tensor, ldb: int) -> None:
-        from .level3_real import SIDE_LEFT, diag_code, fill_code, side_code
+        from .level3_real import SIDE_LEFT
 
         s = side_code(side)
         order = m if s == SIDE_LEFT else n
@@ -488,18 +487,14 @@ class Cublas:
                                      strideB: int, beta: float, C: torch.Tensor, ldc: int, strideC: int,
                                      batchCount: int) -> None:
         self._gemm_batched("cublasDgemmStridedBatched_64", torch.float64, ctypes.c_double,
-                           lambda name, v: ctypes.c_int64(v), transa, transb, m, n, k, alpha, A, lda, strideA, B,
+                           _int64, transa, transb, m, n, k, alpha, A, lda, strideA, B,
                            ldb, strideB, beta, C, ldc, strideC, batchCount)
 
     def cublasHgemmStridedBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
                                   A: torch.Tensor, lda: int, strideA: int, B: torch.Tensor, ldb: int, strideB: int,
                                   beta: float, C: torch.Tensor, ldc: int, strideC: int, batchCount: int) -> None:
         """alpha and beta are __half: their fp16 bits, passed by reference as a 16-bit integer."""
-
-        def half(v: float) -> ctypes.c_uint16:
-            return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", v))[0])
-
-        self._gemm_batched("cublasHgemmStridedBatched", torch.float16, half, _int32, transa, transb,
+        self._gemm_batched("cublasHgemmStridedBatched", torch.float16, _half, _int32, transa, transb,
                            m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
 
     def cublasSgemmEx(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float, A: torch.Tensor,
@@ -645,7 +640,6 @@ class Cublas:
 
     def cublasDsyr2_v2(self, uplo: Any, n: int, alpha: float, x: torch.Tensor, incx: int, y: torch.Tensor,
                        incy: int, A: torch.Tensor, lda: int) -> None:
-        from .level2_real import fill_code
 
         dev = A.device
         px = _buffer("x", x, vector_extent(n, incx), dev, torch.float64)
@@ -658,7 +652,6 @@ class Cublas:
 
     def cublasStrsv_v2(self, uplo: Any, trans: Any, diag: Any, n: int, A: torch.Tensor, lda: int, x: torch.Tensor,
                        incx: int) -> None:
-        from .level2_real import diag_code, fill_code
 
         dev = x.device
         pa = _buffer("A", A, matrix_extent(n, n, lda), dev)
@@ -669,7 +662,6 @@ class Cublas:
 
     def cublasDsbmv_v2(self, uplo: Any, n: int, k: int, alpha: float, A: torch.Tensor, lda: int, x: torch.Tensor,
                        incx: int, beta: float, y: torch.Tensor, incy: int) -> None:
-        from .level2_real import fill_code
 
         dev = y.device
         pa = _buffer("A", A, matrix_extent(k + 1, n, lda), dev, torch.float64)
@@ -682,7 +674,6 @@ class Cublas:
 
     def cublasStbmv_v2(self, uplo: Any, trans: Any, diag: Any, n: int, k: int, A: torch.Tensor, lda: int,
                        x: torch.Tensor, incx: int) -> None:
-        from .level2_real import diag_code, fill_code
 
         dev = x.device
         pa = _buffer("A", A, matrix_extent(k + 1, n, lda), dev)
@@ -730,7 +721,6 @@ class Cublas:
 
     def cublasCsymv_v2(self, uplo: Any, n: int, alpha: complex, A: torch.Tensor, lda: int, x: torch.Tensor,
                        incx: int, beta: complex, y: torch.Tensor, incy: int) -> None:
-        from .level3_real import fill_code
 
         dev = y.device
         pa = _buffer("A", A, 2 * matrix_extent(n, n, lda), dev)
@@ -743,7 +733,7 @@ class Cublas:
 
     def cublasCsymm_v2(self, side: Any, uplo: Any, m: int, n: int, alpha: complex, A: torch.Tensor, lda: int,
                        B: torch.Tensor, ldb: int, beta: complex, C: torch.Tensor, ldc: int) -> None:
-        from .level3_real import SIDE_LEFT, fill_code, side_code
+        from .level3_real import SIDE_LEFT
 
         s = side_code(side)
         order = m if s == SIDE_LEFT else n
@@ -759,7 +749,6 @@ class Cublas:
 
     def cublasCsyrkEx(self, uplo: Any, trans: Any, n: int, k: int, alpha: complex, A: torch.Tensor, Atype: int,
                       lda: int, beta: complex, C: torch.Tensor, Ctype: int, ldc: int) -> None:
-        from .level3_real import fill_code
         from .sym_complex import EX_TYPES
 
         op = op_code(trans)
@@ -913,7 +902,7 @@ def _batch_extent(one: int, stride: int, batch: int) -> int:
 
 def _half(v: float) -> ctypes.c_uint16:
     """A host __half scalar: the float16 bit pattern of v."""
-    return ctypes.c_uint16(int(torch.tensor(v, dtype=torch.float16).view(torch.int16).item()) & 0xFFFF)
+    return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", v))[0])
 
 
 def _code(v: Any, letters: str, what: str) -> int:
