@@ -15,6 +15,8 @@
 #   run2      a second, independent run of the reference solutions with timing (small tier)
 #   random    the statistical judge on honest samplers (torch's and the Triton solutions) over seeds
 #   record    report, repeatability and throughput files from the store
+#   agreement the cuBLAS references against libcublas on every small and large case (a table)
+#   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
 # 540; a step that would overrun is cut, the rest skipped, and the results still packed)
 set -uo pipefail
@@ -27,7 +29,8 @@ export PYTHONUNBUFFERED=1
 py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
-run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS: its operators; KGB_QUICK=1: quick timing)
+run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
+perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
 end=$((SECONDS + ${KGB_BUDGET:-540}))
 for step in "$@"; do
   left=$((end - SECONDS))
@@ -35,8 +38,8 @@ for step in "$@"; do
   echo "== $step $(date +%T), $left s left"
   t="timeout -s INT -k 20 $left"
   case $step in
-    run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf \
-            ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_QUICK:+--quick-timing} \
+    run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
+            ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
             --db $db --name "$run" --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
@@ -59,6 +62,11 @@ for step in "$@"; do
       "$py" benchmarks/record_run.py --db $db --run "$run" --out "$out" --tag "${KGB_TAG:-reference-h200}"
       "$py" benchmarks/speed.py throughput --db $db --run "$run" --out "$out"
       "$py" benchmarks/speed.py repeatability --db $db --runs "$run",h200-rep2 --out "$out" ;;
+    agreement) $t "$py" benchmarks/cublas_agreement.py --sizes small,large --seeds "${KGB_AGREEMENT_SEEDS:-2}" \
+                 --out "$out" 2>&1 | tee "$out/cublas-agreement.log" ;;
+    profile) $t "$py" benchmarks/profile_timing.py --out "$out" \
+               --ops "${KGB_PROFILE_OPS:-aten::_softmax,aten::add_,aten::bmm,aten::_index_put_impl_}" 2>&1 \
+               | tail -n 400 > "$out/profile-timing.log" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut

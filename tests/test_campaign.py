@@ -103,8 +103,8 @@ def test_timing_phase_times_each_pass_once_and_resumes(tmp_path):
     quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
     ops = [registry.get("aten::silu"), registry.get("aten::softmax")]
 
-    def campaign(store):
-        return run_campaign(store, methods.create("files", dir=str(root)), ops, INTERPRETER, name="timed",
+    def campaign(store, these=ops):
+        return run_campaign(store, methods.create("files", dir=str(root)), these, INTERPRETER, name="timed",
                             plan=Plan(("small",)), timing=quick)
 
     with Store(tmp_path / "k.db") as store:
@@ -115,6 +115,8 @@ def test_timing_phase_times_each_pass_once_and_resumes(tmp_path):
         assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
         store.db.execute("DELETE FROM timings")  # as if the run had been killed during timing
         assert [a.op for a in store.untimed_passes(run.id)] == ["aten::silu"]
+        campaign(store, ops[1:])  # resumed for another operator: silu's timing waits for its own resume
+        assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 0
         campaign(store)
         assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
         assert "## Speed" in api.report(str(tmp_path / "k.db"), "timed", "md")

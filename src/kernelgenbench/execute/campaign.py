@@ -181,11 +181,14 @@ class _Campaign:
         """Each worker's share of the CPU, so parallel workers do not oversubscribe it."""
         return {"OMP_NUM_THREADS": str(self.executor.threads)}
 
-    def time_passes(self, timing: TimingConfig) -> None:
-        """Time every passed attempt, one at a time, after all verification is done: nothing else runs
-        on a GPU while it is timed (on Ray too: each task holds a whole GPU)."""
+    def time_passes(self, timing: TimingConfig, ops: set[str]) -> None:
+        """Time every passed attempt of `ops`, one at a time, after all verification is done: nothing
+        else runs on a GPU while it is timed (on Ray too: each task holds a whole GPU). A run resumed
+        for some of its operators times only those."""
         fn = self.judge_fn(timing)
         for attempt in self.store.untimed_passes(self.run.id):
+            if attempt.op not in ops:
+                continue
             if self.stop.is_set():
                 raise Interrupted
             verdict = self.executor.call(fn, self.job(attempt))
@@ -242,7 +245,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
         raise
     pool.shutdown(wait=True)
     if timing is not None:
-        campaign.time_passes(timing)
+        campaign.time_passes(timing, {o.id for o in ops})
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
     return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,

@@ -512,9 +512,11 @@ GEMM_BATCHED: dict[str, list[tuple[Any, ...]]] = {
         (1, 0, 128, 2048, 128, 0, 0, 0, 1 + 0j, 1 + 0j, False, 128, "0", None, None),
     ],
 }
-# The _64 grid adds one perf case whose C spans more than 2^31 complex elements (about 17 GiB of complex64,
-# A shared through strideA = 0): 32-bit offsets overflow there, so only 64-bit indexing passes.
-GEMM_64_PERF = [(0, 0, 256, 256, 64, 0, 0, 0, 1 + 0j, 0j, False, 33_000, "0", None, None)]
+# The _64 grid adds one perf case whose second A lies 2^30 + 512 complex elements in (strideA, an int64
+# argument): 2^31 + 1024 elements of the float32 view the candidate indexes, so 32-bit offsets overflow
+# and only 64-bit indexing passes. A holds 8.6 GB of complex64; a whole 2^31 complex elements would need
+# its float64 truth and error scale (4 x 17 GiB) beside it, more than the H200 holds with two input sets.
+GEMM_64_PERF = [(0, 0, 512, 512, 512, 0, 0, 0, 1 + 0j, 0j, False, 2, 2**30 + 512 - 512 * 512, None, None)]
 
 
 def gemm_sampler(prec: str, batched: bool, big: bool = False):
