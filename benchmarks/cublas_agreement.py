@@ -20,18 +20,23 @@ import torch
 
 from kernelgenbench.platforms import detect, environment
 from kernelgenbench.suite import registry
+from kernelgenbench.suite.cublas.library import CublasError
 from kernelgenbench.suite.inputs import clone_values
 from kernelgenbench.verify.correctness import case_inputs, check_values, expected_outputs, outputs_of
 
 
 def judge_library(op, sizes: tuple[str, ...], seeds: int, device: str) -> dict:
     """Every case of `op` over `seeds` seeds: how many the library passes, and the worst margin."""
-    compared, disagreements, worst, worst_case = 0, [], 0.0, ""
+    compared, disagreements, refused, worst, worst_case = 0, [], [], 0.0, ""
     for case in op.select_cases(sizes=sizes):
         ov = op.overload(case.overload)
         for seed in range(seeds):
             values = case_inputs(case, seed, device)
-            expected = expected_outputs(op, ov, values, device)
+            try:
+                expected = expected_outputs(op, ov, values, device)
+            except CublasError as e:
+                refused.append(f"{case.name}: {e}")
+                break
             working = clone_values(values)
             call_args, kwargs = ov.split(working)
             in_dtype = outputs_of(ov, ov.reference(*call_args, **kwargs), working)
@@ -45,7 +50,7 @@ def judge_library(op, sizes: tuple[str, ...], seeds: int, device: str) -> dict:
         if device == "cuda":
             torch.cuda.empty_cache()
     return {"op": op.id, "library": op.native_is_library(device), "compared": compared,
-            "disagreements": disagreements, "worst_ratio": worst, "worst_case": worst_case}
+            "disagreements": disagreements, "refused": refused, "worst_ratio": worst, "worst_case": worst_case}
 
 
 def main() -> int:
@@ -70,10 +75,10 @@ def main() -> int:
         rows.append(row)
         print(f"{op.id}: {row['compared']} compared, {len(row['disagreements'])} disagreements, "
               f"worst {row['worst_ratio']:.3g} ({row['seconds']} s)", flush=True)
-        for d in row["disagreements"][:3]:
+        for d in row["disagreements"][:3] + row["refused"]:
             print(f"    {d}", flush=True)
     env = environment(detect(args.device))
-    bad = sum(len(r["disagreements"]) for r in rows)
+    bad = sum(len(r["disagreements"]) + len(r["refused"]) for r in rows)
     lines = ["# cuBLAS references against libcublas", "",
              f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {env['device']}, driver "
              f"{env.get('driver')}, CUDA {env.get('cuda')}, torch {env['torch']}, Triton {env['triton']}, Python "
@@ -84,11 +89,12 @@ def main() -> int:
              "agree.", "",
              f"**{len(rows)} routines, {sum(r['compared'] for r in rows)} case draws, {bad} disagreements**, "
              f"{time.perf_counter() - start:.0f} s.", "",
-             "| routine | baseline is libcublas | case draws | disagreements | worst error / tolerance | worst case |",
-             "|---|---|---|---|---|---|"]
+             "| routine | baseline is libcublas | case draws | disagreements | cases libcublas refuses | "
+             "worst error / tolerance | worst case |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| `{r['op']}` | {'yes' if r['library'] else 'NO'} | {r['compared']} | "
-                     f"{len(r['disagreements'])} | {r['worst_ratio']:.3g} | {r['worst_case']} |")
+                     f"{len(r['disagreements'])} | {len(r['refused'])} | {r['worst_ratio']:.3g} | {r['worst_case']} |")
     lines.append("")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cublas-agreement-h200.md").write_text("\n".join(lines))

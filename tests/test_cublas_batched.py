@@ -16,7 +16,7 @@ from kernelgenbench.suite import registry
 from kernelgenbench.suite.cublas.pointers import entries, layout
 from kernelgenbench.suite.inputs import clone_values, materialize, pointees
 from kernelgenbench.suite.spec import Joint, OutputSpec
-from kernelgenbench.verify.correctness import _reference
+from kernelgenbench.verify.correctness import _reference, case_inputs
 from kernelgenbench.verify.verdict import Status
 
 GEMM_IDS = ("cublasDgemmBatched", "cublasSgemmBatched_64", "cublasHgemmBatched")
@@ -47,6 +47,16 @@ def test_layout_repeats_gaps_and_order():
     assert offsets == (3, 10, 3, 10, 3) and length == 3 + 2 * 7
     assert layout(3, 4, 3, 0, reverse=True)[0] == (8, 4, 0)
     assert layout(0, 4, 0, 2) == ((), 2)
+    assert layout(3, 5, 3, 1, align=8) == ((8, 16, 24), 30)  # 16-byte starts of fp16 matrices
+
+
+def test_half_matrices_start_16_byte_aligned():
+    """libcublas's Hgemm faults on a matrix at an odd fp16 offset: the pools never place one there."""
+    for size in ("small", "large"):
+        for case in registry.get("cublas::cublasHgemmBatched").select_cases(sizes=(size,)):
+            values = case_inputs(case, 0, "cpu")
+            for array, into in (("Aarray", "A_pool"), ("Barray", "B_pool"), ("Carray", "C_pool")):
+                assert all(o % 8 == 0 for o in _offsets(values[array], values[into])), case.name
 
 
 def test_pointer_arrays_address_their_pools_and_copies_point_into_the_copies():
@@ -284,7 +294,7 @@ def test_trsm_grid_draws_the_semantics(name):
     for flag, letters in (("side", "LR"), ("uplo", "LU"), ("trans", "NTC"), ("diag", "NU")):
         codes = {letters.index(r[flag]) if isinstance(r[flag], str) else r[flag] for r in rows}
         assert codes == set(range(len(letters))) and {type(r[flag]) for r in rows} == {int, str}, flag
-    assert any(r["alpha"] == 0 and isinstance(r["B_pool"], OutputSpec) for r in rows)
+    assert any(r["alpha"] == 0 for r in rows)  # with a finite B: libcublas reads B there (see the record)
     assert any(r["m"] == 0 for r in rows) and any(r["n"] == 0 for r in rows) and any(r["batchCount"] == 0
                                                                                   for r in rows)
     assert any(r["lda"] > max(1, r["m"] if r["side"] in (0, "L") else r["n"]) for r in rows)

@@ -39,9 +39,10 @@ def _gather_kernel(src_ptr, dst_ptr, table_ptr, cu_ptr, seq_ptr, starts_ptr, sca
     values = tl.load(src_ptr + src_row[:, None] + col[None, :], mask=mask, other=0)
     if DEQUANT:
         values = _e4m3_to_f32(values) * tl.load(scale_ptr)
-        if dst_ptr.dtype.element_ty == tl.bfloat16:  # rounded to nearest even on the bits
-            bits = values.to(tl.int32, bitcast=True)
-            values = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).to(tl.float32, bitcast=True)
+        if dst_ptr.dtype.element_ty == tl.bfloat16:  # rounded to nearest even on the bits; a NaN as it is
+            bits = values.to(tl.int32, bitcast=True)  # (the GPU's NaN, 0x7FFFFFFF, would carry into -0.0)
+            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).to(tl.float32, bitcast=True)
+            values = tl.where(values != values, values, rounded)
     tl.store(dst_ptr + row.to(tl.int64)[:, None] * dst_row_stride + col[None, :],
              values.to(dst_ptr.dtype.element_ty), mask=mask)
 

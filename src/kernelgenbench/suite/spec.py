@@ -260,6 +260,22 @@ class Tolerance:
     # Outputs judged otherwise, by position (an fp8 tensor exact to the code beside the float32
     # scale that made it, which a GPU's division rounds within a few ulps).
     per_output: tuple[tuple[int, Tolerance], ...] = ()
+    # Integer outputs are exact, except quantisation codes: a scale a few ulps off (a GPU's division)
+    # moves the values next to a rounding boundary one code over. At most `code_rate` of the codes
+    # may then be up to `code_slack` off; rounding the wrong way throughout still fails.
+    code_slack: int = 0
+    code_rate: float = 0.0
+    # The unit roundoff of an accumulation coarser than float32, in place of float32's in the error
+    # scale's term: Hopper's fast FP8 accumulation (vLLM's CUTLASS kernels, Triton's fp8 tl.dot on sm_90).
+    acc_eps: float = 0.0
+    # Cases judged otherwise by the dtype of their first tensor input (an fp8 GEMM accumulates
+    # coarsely where an int8 one is exact).
+    by_input_dtype: tuple[tuple[Any, Tolerance], ...] = ()
+
+    def of_case(self, values: Mapping[str, Any]) -> Tolerance:
+        """The tolerance of a case with these inputs."""
+        first = next((v.dtype for v in values.values() if hasattr(v, "dtype") and hasattr(v, "shape")), None)
+        return next((t for dtype, t in self.by_input_dtype if dtype == first), self)
 
     def at(self, output: int) -> Tolerance:
         """The tolerance of output `output`."""

@@ -182,7 +182,8 @@ def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device:
         scales = [None] * len(native)
     else:
         reference = _reference(ov, values)
-        scales = _reference(ov, values, absolute=True) if op.tolerance.abs_scale else [None] * len(reference)
+        scales = (_reference(ov, values, absolute=True) if op.tolerance.of_case(values).abs_scale
+                  else [None] * len(reference))
     returned = len(native) - len(written(ov, nat_values))
     read_only = {k: v for k, v in nat_values.items() if k not in ov.writes}
     aliases = [alias_of(n, read_only) if i < returned else None for i, n in enumerate(native)]
@@ -209,10 +210,11 @@ def check_values(op: Operator, ov: Overload, inputs: dict[str, Any], produced: l
         found = statistics.judge(op.law(ov, inputs, produced), seed)
         return ValueCheck(found.ok, found.reason)
     worst = None
+    tolerance = op.tolerance.of_case(inputs)
     for i, (got, ref, nat, scale) in enumerate(zip(produced, expected.reference, expected.native, expected.scales)):
         if not isinstance(got, torch.Tensor):
             continue
-        verdict = compare(got, ref, nat, op.tolerance.at(i), scale)
+        verdict = compare(got, ref, nat, tolerance.at(i), scale)
         if not verdict.ok:
             return ValueCheck(False, f"output {i}: {verdict.reason}", verdict.figures)
         if verdict.figures is not None and (worst is None or verdict.figures.ratio > worst.ratio):
@@ -385,19 +387,21 @@ class CaseRunner:
             return any(check_values(self.op, ov, snapshot, outs, expected, 0).ok
                        for outs in (zeros, nans, zeros[:returned] + before))
 
+        tolerance = self.op.tolerance.of_case(snapshot)
+
         def fill_is_right(i: int, nat: Any, ref: Any, scale: Any) -> bool:
             if not isinstance(nat, torch.Tensor) or nat.numel() == 0:
                 return True
             fills = ((0.0, float("nan")) if (nat.dtype.is_floating_point or nat.dtype.is_complex)
                      else (False, True) if nat.dtype == torch.bool else (0,))  # poisoned bytes read as True
-            return any(compare(torch.full_like(nat, f), ref, nat, self.op.tolerance.at(i), scale).ok for f in fills)
+            return any(compare(torch.full_like(nat, f), ref, nat, tolerance.at(i), scale).ok for f in fills)
 
         for i, (nat, ref, scale) in enumerate(zip(native[:returned], reference[:returned], scales[:returned])):
             if not fill_is_right(i, nat, ref, scale):
                 return False
         for i, (given, ref, nat, scale) in enumerate(zip(before, reference[returned:], native[returned:],
                                                          scales[returned:]), start=returned):
-            if isinstance(nat, torch.Tensor) and not compare(given, ref, nat, self.op.tolerance.at(i), scale).ok \
+            if isinstance(nat, torch.Tensor) and not compare(given, ref, nat, tolerance.at(i), scale).ok \
                     and not fill_is_right(i, nat, ref, scale):
                 return False
         return True

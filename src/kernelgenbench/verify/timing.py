@@ -50,8 +50,10 @@ class TimingConfig:
 
     @classmethod
     def quick(cls) -> TimingConfig:
-        """Fewer samples per case (30, or 0.3 s a side), for sweeps over many operators."""
-        return cls(min_samples=30, min_seconds=0.3, wall_samples=5)
+        """Fewer samples per case (30, or 0.3 s a side) and two input sets, for sweeps over many
+        operators: on the H200 the checks of every set's outputs, not the timed calls, took most of
+        a case's 0.3-2 s (benchmarks/profile_timing.py)."""
+        return cls(min_samples=30, min_seconds=0.3, wall_samples=5, input_sets=2)
 
 
 @dataclass(frozen=True)

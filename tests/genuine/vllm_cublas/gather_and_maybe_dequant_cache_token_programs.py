@@ -17,7 +17,8 @@ CHUNK = 128
 @triton.jit
 def _bf16_nearest(x):
     bits = x.to(tl.int32, bitcast=True)
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).to(tl.float32, bitcast=True)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).to(tl.float32, bitcast=True)
+    return tl.where(x != x, x, rounded)  # NaN kept: 0x7FFFFFFF + 0x8000 would wrap to -0.0
 
 
 @triton.jit

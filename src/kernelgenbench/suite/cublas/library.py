@@ -769,7 +769,7 @@ class Cublas:
         with torch.cuda.device(dev):
             self._call(routine, self._handle(dev), *args)
 
-    def _gemm_batched(self, routine: str, size: Callable[[str, int], Any], scalar: Callable[[float], Any],
+    def _gemm_pointers(self, routine: str, size: Callable[[str, int], Any], scalar: Callable[[float], Any],
                       transa: Any, transb: Any, m: int, n: int, k: int, alpha: float, Aarray: torch.Tensor,
                       lda: int, Barray: torch.Tensor, ldb: int, beta: float, Carray: torch.Tensor, ldc: int,
                       batchCount: int) -> None:
@@ -783,22 +783,22 @@ class Cublas:
     def cublasDgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
                            Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
                            Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
-        self._gemm_batched("cublasDgemmBatched", _int32, ctypes.c_double, transa, transb, m, n, k, alpha, Aarray,
+        self._gemm_pointers("cublasDgemmBatched", _int32, ctypes.c_double, transa, transb, m, n, k, alpha, Aarray,
                            lda, Barray, ldb, beta, Carray, ldc, batchCount)
 
     def cublasSgemmBatched_64(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
                               Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
                               Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
-        self._gemm_batched("cublasSgemmBatched_64", _int64, ctypes.c_float, transa, transb, m, n, k, alpha,
+        self._gemm_pointers("cublasSgemmBatched_64", _int64, ctypes.c_float, transa, transb, m, n, k, alpha,
                            Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount)
 
     def cublasHgemmBatched(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: float,
                            Aarray: torch.Tensor, lda: int, Barray: torch.Tensor, ldb: int, beta: float,
                            Carray: torch.Tensor, ldc: int, batchCount: int) -> None:
-        self._gemm_batched("cublasHgemmBatched", _int32, _half, transa, transb, m, n, k, alpha, Aarray, lda,
+        self._gemm_pointers("cublasHgemmBatched", _int32, _half, transa, transb, m, n, k, alpha, Aarray, lda,
                            Barray, ldb, beta, Carray, ldc, batchCount)
 
-    def _gemv_batched(self, routine: str, scalar: Callable[[float], Any], trans: Any, m: int, n: int,
+    def _gemv_pointers(self, routine: str, scalar: Callable[[float], Any], trans: Any, m: int, n: int,
                       alpha: float, Aarray: torch.Tensor, lda: int, xarray: torch.Tensor, incx: int, beta: float,
                       yarray: torch.Tensor, incy: int, batchCount: int) -> None:
         dev = yarray.device
@@ -811,13 +811,13 @@ class Cublas:
     def cublasSgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
                            xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
                            batchCount: int) -> None:
-        self._gemv_batched("cublasSgemvBatched", ctypes.c_float, trans, m, n, alpha, Aarray, lda, xarray, incx,
+        self._gemv_pointers("cublasSgemvBatched", ctypes.c_float, trans, m, n, alpha, Aarray, lda, xarray, incx,
                            beta, yarray, incy, batchCount)
 
     def cublasDgemvBatched(self, trans: Any, m: int, n: int, alpha: float, Aarray: torch.Tensor, lda: int,
                            xarray: torch.Tensor, incx: int, beta: float, yarray: torch.Tensor, incy: int,
                            batchCount: int) -> None:
-        self._gemv_batched("cublasDgemvBatched", ctypes.c_double, trans, m, n, alpha, Aarray, lda, xarray, incx,
+        self._gemv_pointers("cublasDgemvBatched", ctypes.c_double, trans, m, n, alpha, Aarray, lda, xarray, incx,
                            beta, yarray, incy, batchCount)
 
     def cublasDtrsmBatched(self, side: Any, uplo: Any, trans: Any, diag: Any, m: int, n: int, alpha: float,

@@ -29,16 +29,20 @@ ARRAY_DOC = (
 )
 
 
-def layout(count: int, extent: int, distinct: int, gap: int, reverse: bool = False) -> tuple[tuple[int, ...], int]:
-    """Element offsets of `count` pointers to `distinct` blocks of `extent` elements, `gap` elements
-    apart and before the first, in reverse order when asked (entry b points at block b % distinct),
-    and the pool's length."""
+def layout(count: int, extent: int, distinct: int, gap: int, reverse: bool = False,
+           align: int = 1) -> tuple[tuple[int, ...], int]:
+    """Element offsets of `count` pointers to `distinct` blocks of `extent` elements, at least `gap`
+    elements apart and before the first, each starting at a multiple of `align` elements, in reverse
+    order when asked (entry b points at block b % distinct), and the pool's length."""
     distinct = min(distinct, count) if count else 0
-    stride = extent + gap
-    slots = [gap + s * stride for s in range(distinct)]
+    slots, end = [], gap
+    for _ in range(distinct):
+        start = -(-end // align) * align
+        slots.append(start)
+        end = start + extent + gap
     if reverse:
         slots.reverse()
-    return tuple(slots[b % distinct] for b in range(count)), gap + distinct * stride
+    return tuple(slots[b % distinct] for b in range(count)), end
 
 
 def pool(length: int, dtype: torch.dtype, poison: bool = False) -> TensorSpec | OutputSpec:

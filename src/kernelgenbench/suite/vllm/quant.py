@@ -67,12 +67,15 @@ and the allowance is the harness's floor of correct rounding: half an ulp in the
 RMS. An fp8 output with a few values one code off passes; one rounded the wrong way throughout
 (truncation, round-half-up everywhere) or unclamped (NaN) fails."""
 
-SCALED_QUANT_TOLERANCE = Tolerance(k_rms=1.0, k_max=2.0, floor_ulps=0.0,
+SCALED_QUANT_TOLERANCE = Tolerance(k_rms=1.0, k_max=2.0, floor_ulps=0.0, code_slack=1, code_rate=1e-3,
                                    per_output=((1, Tolerance(k_rms=1.0, k_max=2.0, floor_ulps=2.0)),))
 """QUANT_TOLERANCE, except for the float32 scales (output 1) a dynamic quantisation computes: one
 division, which a GPU's `/` (Triton's div.full.f32 on CUDA) rounds within 2 ulps, not correctly;
 measured on the H200: the reference solutions' per-token scales 1-2 ulps off (ratio 1.9-2.0 under
-QUANT_TOLERANCE). The codes stay near exact."""
+QUANT_TOLERANCE). The codes follow their scale: int8 codes (and zero points) within 2 ulps of a
+rounding boundary land one code over, measured 24 of 7.3M at 1024 x 7168 on the H200 (3e-6; a
+relative error of 2.4e-7 at codes up to 255 predicts about 1e-4), so at most 1e-3 of the codes
+may be one off; truncating instead of rounding moves about half of them."""
 
 
 def _over(numerator: float, t: torch.Tensor) -> torch.Tensor:

@@ -48,7 +48,7 @@ def _sorted_subset(gen: torch.Generator, kv: torch.Tensor, heads: int, count: in
                    descending: bool) -> torch.Tensor:
     """`count` distinct values per (sequence, head) in [low, kv[b]), sorted: the first places of a
     random order of the range (values past kv[b] sort last and are never taken)."""
-    kv = kv.to(i64)
+    kv = kv.to(gen.device, i64)  # drawn on the device already; the small tier's generator is on the CPU
     span = int(kv.max()) if kv.numel() else 0
     keys = torch.rand(kv.numel(), heads, span, generator=gen, device=gen.device)
     values = torch.arange(span, device=gen.device)
@@ -85,7 +85,8 @@ class Sparse:
         q = Joint((b,), i32, (), lambda gen: _seqlens(gen, b, lo, hi), f"q_seqlens in [{lo}, {hi}]")
         if self.causal:
             kv = Joint((b,), i32, ("q_seqlens",),
-                       lambda gen, qs: qs + _seqlens(gen, b, 0, self.prefix), f"kv = q + [0, {self.prefix}]")
+                       lambda gen, qs: qs.to(gen.device) + _seqlens(gen, b, 0, self.prefix),
+                       f"kv = q + [0, {self.prefix}]")
         else:
             klo, khi = self.kv_range
             kv = Joint((b,), i32, (), lambda gen: _seqlens(gen, b, klo, khi), f"kv_seqlens in [{klo}, {khi}]")
