@@ -33,7 +33,10 @@ from .verdict import Status, Verdict
 
 FLOOR_SLACK = 0.85  # the candidate may be this much under the floor before it is implausible
 BLOCK = 10  # samples per side before the sides swap
-ESCAPE_MARGIN_US = 20.0  # a call's end-to-idle gap may exceed the baseline's by this much
+# A call's end-to-idle gap may exceed the baseline's by this much: the host's return from a device
+# synchronize varies, and honest single-kernel candidates measured 33-36 us over their baseline on
+# the H200 (awq_gemm, cp_gather_cache, awq_marlin_moe_repack), where a side stream hides milliseconds.
+ESCAPE_MARGIN_US = 100.0
 SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
 
 
@@ -291,7 +294,8 @@ class CaseTimer:
         usual = statistics.median(s.escaped_us for s in samples["baseline"])
         if own > usual + max(ESCAPE_MARGIN_US, 0.1 * statistics.median(s.device_us for s in samples["candidate"])):
             raise TimingFailure(Status.HACK_TIMING, f"device work ran {own - usual:.0f} us past the call's end "
-                                                    "event (median): the candidate left work on another stream")
+                                                    f"event (median, {own:.0f} us against the baseline's "
+                                                    f"{usual:.0f} us): the candidate left work on another stream")
         patched = tampered()
         if patched:
             raise TimingFailure(Status.HACK_TIMING, f"the candidate replaced {', '.join(patched)}")

@@ -749,8 +749,13 @@ class Cublas:
 
     def cublasCsyrkEx(self, uplo: Any, trans: Any, n: int, k: int, alpha: complex, A: torch.Tensor, Atype: int,
                       lda: int, beta: complex, C: torch.Tensor, Ctype: int, ldc: int) -> None:
-        from .sym_complex import EX_TYPES
+        """libcublas 13.0 refuses Atype CUDA_C_8I on the H200 (CUBLAS_STATUS_NOT_SUPPORTED in all 24
+        shapes probed, though documented): such an A is widened to CUDA_C_32F, exactly (cuBLAS computes
+        in cuComplex either way), and the same routine runs on it."""
+        from .sym_complex import CUDA_C_8I, CUDA_C_32F, EX_TYPES
 
+        if Atype == CUDA_C_8I and isinstance(A, torch.Tensor) and A.dtype == torch.int8:
+            A, Atype = A.to(torch.float32), CUDA_C_32F
         op = op_code(trans)
         dev = C.device
         pa = _buffer("A", A, 2 * matrix_extent(*((n, k) if op == OP_N else (k, n)), lda), dev, EX_TYPES[Atype])

@@ -392,6 +392,7 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         SYRK_EX, syrk_ex_sampler, tolerance=MATMUL_TOLERANCE,
         notes="Only the (Atype, Ctype) combinations the cuBLAS documentation lists are drawn: (CUDA_C_8I, "
               "CUDA_C_32F) and (CUDA_C_32F, CUDA_C_32F). trans C is not drawn: csyrk.f rejects it and cuBLAS "
-              "documents op(A) for N and T only. " + SCALE_NOTE,
+              "documents op(A) for N and T only. libcublas 13.0 on the H200 refuses CUDA_C_8I (NOT_SUPPORTED), "
+              "so the baseline widens an int8 A to CUDA_C_32F (exact) for the same routine. " + SCALE_NOTE,
     ),
 }
