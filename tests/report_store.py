@@ -13,7 +13,8 @@ HOSTILE = '</script><script>window.__pwned = 1</script><img src=x onerror="windo
 HOSTILE_SOURCE = f'"""{HOSTILE}"""\nimport triton\n'
 HOSTILE_RUN = "<img src=x onerror=window.__pwned=3>"
 
-NAN_REASON = "output 0: non-finite values differ from the native op: 356 positions (first: flat 0, got -inf, native nan)"
+NAN_REASON = ("output 0: non-finite values differ from the native op: 356 positions (first: flat 0, got -inf, "
+              "native nan)")
 NAN_CASE = "sort.stable: self=bfloat16[4, 300] expanded, stable=True, dim=1, descending=False"
 DTYPE_REASON = "output 0 is torch.float32[8, 8], expected torch.float16[8, 8]"
 EMPTY_CASE = "cublasSaxpy_v2: n=0, alpha=2.0, x=float32[0], incx=1, y=float32[0], incy=1"

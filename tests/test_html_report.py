@@ -190,7 +190,6 @@ def test_an_interpreter_run_says_not_timed_instead_of_drawing_speed(db, tmp_path
 
 @pytest.mark.parametrize("args, message", [
     (["--format", "html"], "--format html writes a folder: give it with --out DIR"),
-    (["--format", "md", "--out", "x"], "--out goes with --format html"),
     (["--format", "html", "--out", "{tmp}/site", "--runs", "gpu-a,nope"], "no run 'nope' in"),
 ])
 def test_report_mistakes_are_one_line(db, tmp_path, args, message):
