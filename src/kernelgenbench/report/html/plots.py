@@ -122,7 +122,7 @@ def status_bars(runs: list[RunView]) -> Plot:
     fig = go.Figure([go.Bar(y=names, x=[v.all.summary.statuses.get(s, 0) for v in runs], name=s, orientation="h",
                             marker={"color": STATUS_COLOURS.get(s, "#777")},
                             hovertemplate="%{y}: %{x} " + s + "<extra></extra>") for s in present])
-    _layout(fig, barmode="stack", height=max(260, 40 * len(runs) + 140), xaxis={"title": "attempts"},
+    _layout(fig, barmode="stack", showlegend=True, height=max(260, 40 * len(runs) + 140), xaxis={"title": "attempts"},
             yaxis={"autorange": "reversed", "automargin": True})
     return Plot("statuses", "Status breakdown", fig if runs else None, "")
 
