@@ -65,7 +65,7 @@ def md_tables(text: str) -> list[list[list[str]]]:
 def test_markdown_tables_are_well_formed_and_carry_the_speed_view(db):
     text = api.report(db, "a", "md")
     tables = md_tables(text)
-    assert len(tables) == 3  # by source, speed, by operator
+    assert len(tables) == 5  # by source, speed, by operator; the failure taxonomy's by family and semantics
     for table in tables:
         assert all(len(row) == len(table[0]) for row in table), table
     speed = {row[0]: dict(zip(tables[1][0], row)) for row in tables[1][2:]}
@@ -111,7 +111,7 @@ def test_json_has_the_speed_view(db):
 
 def test_comparison_uses_only_the_matched_set(db):
     text = api.report(db, ["a", "b"], "md")
-    (table,) = md_tables(text)
+    table = md_tables(text)[0]  # then the difficulty ranking and the failure taxonomy
     rows = {r[0]: dict(zip(table[0], r)) for r in table[2:]}
     assert rows["a"]["matched set (operators)"] == "2"  # add and rms_norm: passed and timed by both
     assert rows["a"]["speed-up geomean on matched set (x)"] == f"{math.sqrt(4.0 * 0.5):.3f}"

@@ -212,6 +212,30 @@ def report(db: str | Path, run_ref: str | list[str] | None = None, fmt: str = "m
         return render_comparison([(r, list(store.rows(r.id))) for r in runs], fmt)
 
 
+def report_html(db: str | Path, out: str | Path, run_refs: list[str] | None = None) -> Path:
+    """The static HTML report of `run_refs` (default: every run in `db`) written into the folder
+    `out`; returns the path of its index.html. Needs the `report` extra (plotly)."""
+    try:
+        from .report.html import build_site, collect
+    except ImportError as e:
+        raise UsageError(f"the HTML report needs {e.name}: pip install 'kernelgenbench[report]'") from None
+    if not Path(db).is_file():
+        raise StoreError(f"no database at {db} (run `kgbench run` first, or pass --db)")
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--out {out} is a file; the HTML report is a folder")
+    with Store(db) as store:
+        runs = store.runs() if not run_refs else [store.find_run(ref) for ref in run_refs]
+        missing = [ref for ref, run in zip(run_refs or [], runs) if run is None]
+        if missing:
+            raise UsageError(f"no run {missing[0]!r} in {db}")
+        if not runs:
+            raise UsageError(f"{db} has no runs yet")
+        data = collect(store, runs)  # type: ignore[arg-type]
+    return build_site(data, target, title=f"KernelGenBench: {', '.join(v.name for v in data.runs)}"
+                      if len(data.runs) <= 3 else f"KernelGenBench: {len(data.runs)} runs")
+
+
 def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,
           progress: Callable[[str], None] = lambda _: None) -> list[tuple[OperatorAudit, Verdict]]:
     """Null candidates against every case of each operator, next to the shipped solution's margin."""

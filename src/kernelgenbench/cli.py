@@ -262,9 +262,22 @@ def prompt(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax")
 def report(runs: Optional[list[str]] = typer.Argument(None, metavar="[RUN]...",
                                                      help="run names or ids (default: the newest run)"),
            db: str = typer.Option("kgbench.db", help="SQLite store"),
-           fmt: str = typer.Option("md", "--format", help="md, json or csv")) -> None:
-    """Render a run's results (per source, speed, per operator); several runs: a matched-set comparison."""
-    text = api.report(db, runs or None, fmt)
+           fmt: str = typer.Option("md", "--format", help="md, json, csv, or html (a static site; needs --out)"),
+           out_dir: Optional[str] = typer.Option(None, "--out", help="with --format html: the site's folder"),
+           run_list: Optional[str] = typer.Option(None, "--runs", help="comma-separated run names or ids (html "
+                                                  "default: every run in the store)")) -> None:
+    """Render a run's results (per source, speed, per operator); several runs: a matched-set comparison.
+    With --format html: a static site (leaderboard, plots, per-operator pages) in --out."""
+    chosen = (runs or []) + (_ops_list(run_list) or [])
+    if fmt == "html":
+        if out_dir is None:
+            raise api.UsageError("--format html writes a folder: give it with --out DIR")
+        index = api.report_html(db, out_dir, chosen or None)
+        out.print(f"wrote {index} (open it in a browser; the folder can be published as it is)", markup=False)
+        return
+    if out_dir is not None:
+        raise api.UsageError("--out goes with --format html; md, json and csv print to standard output")
+    text = api.report(db, chosen or None, fmt)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")  # a blank CSV row would be a row
 
 

@@ -24,6 +24,7 @@ from ..metrics import (
 from ..store import NO_CODE, Row, Run
 from ..suite import registry
 from ..verify.verdict import Status
+from .taxonomy import difficulty, failing_semantics, family_of, summaries_by
 
 STATUS_ORDER = [s.value for s in Status] + [NO_CODE, "pending"]
 
@@ -170,6 +171,44 @@ def _model(run: Run) -> str:
     return f" with `{who}`" if who else ""
 
 
+def status_table(summaries: list[Summary], label: str) -> tuple[list[str], list[list[Any]]]:
+    """How each group's attempts ended (over several runs, every run's attempts)."""
+    present = [s for s in STATUS_ORDER if any(s in x.statuses for x in summaries)]
+    header = [label, "attempts"] + present
+    return header, [[s.group, sum(s.statuses.values())] + [s.statuses.get(st, 0) for st in present]
+                    for s in summaries]
+
+
+def semantics_table(rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
+    header = ["failing semantic", "failed attempts", "operators", "example operator", "example case",
+              "example reason"]
+    return header, [[s.name, s.failures, len(s.operators), s.example_op, _cell(s.example_case),
+                     _cell(s.example_reason)] for s in failing_semantics(rows)]
+
+
+def difficulty_table(rows_by_run: dict[str, list[Row]]) -> tuple[list[str], list[list[Any]]]:
+    header = ["operator", "family", "solved by (runs)", "attempted by (runs)", "median speed-up (x)"]
+    return header, [[d.op, d.family, d.solved, d.attempted, _x(d.median_speedup)] for d in difficulty(rows_by_run)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def _taxonomy_md(rows: list[Row], *, by_source: bool) -> list[str]:
+    """The failure taxonomy: statuses by family (and by source), and the most common failing semantics."""
+    parts = ["## Failure taxonomy", ""]
+    if by_source:
+        parts += ["Statuses by source:", "", _md_table(*status_table(summaries_by(rows, lambda r: r.source),
+                                                                      "source")), ""]
+    parts += ["Statuses by operator family:", "",
+              _md_table(*status_table(summaries_by(rows, lambda r: family_of(r.op)), "family")), ""]
+    header, body = semantics_table(rows)
+    parts += ["Failing semantics, read off each failed attempt's reason and failing case, most common first:", ""]
+    parts += [_md_table(header, body) if body else "No failed correctness check.", ""]
+    return parts
+
+
 def _markdown(run: Run, rows: list[Row]) -> str:
     env = run.environment
     where = ", ".join(f"{k} {env[k]}" for k in ("device", "driver", "torch", "triton") if env.get(k))
@@ -189,6 +228,7 @@ def _markdown(run: Run, rows: list[Row]) -> str:
     if any(c.generated for c in costs):
         parts += ["## Cost", "", _md_table(*_cost_table(costs)), ""]
     parts += ["## By operator", "", _md_table(*_operator_table(rows)), ""]
+    parts += _taxonomy_md(rows, by_source=False)
     return "\n".join(parts)
 
 
@@ -248,4 +288,8 @@ def render_comparison(runs: list[tuple[Run, list[Row]]], fmt: str = "md") -> str
         w.writerows(body)
         return buf.getvalue()
     return "\n".join(["# Matched-set comparison", "", "Speed-ups over the operators that every run passed and timed.",
-                      "", _md_table(header, body), ""])
+                      "", _md_table(header, body), "", "## Difficulty", "",
+                      "Operators ranked hardest first by the share of the runs attempting them that solve them; the "
+                      "median speed-up is over the runs that passed and timed the operator.", "",
+                      _md_table(*difficulty_table(rows_by_run)), ""]
+                     + _taxonomy_md([r for rows in rows_by_run.values() for r in rows], by_source=True))
