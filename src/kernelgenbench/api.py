@@ -51,7 +51,7 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
     unknown = set(checks) - set(CHECKS)
     if unknown:
         raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
-    plan = Plan(platform.sizes, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
+    plan = Plan.on(platform, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.name == "cuda" else None),
                  Limits(timeout_s=timeout_s))
@@ -166,7 +166,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         raise UsageError("no specified operator matches the selection")
     m = methods.create(campaign["method"], **options)
     platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
-    plan = Plan(_tiers(campaign["tiers"], platform.sizes))
+    plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes))
     timing = None
     if campaign["perf"]:
         base = TimingConfig.quick() if campaign["quick_timing"] else TimingConfig()

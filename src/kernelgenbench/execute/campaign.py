@@ -210,7 +210,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     every attempt that passes is then timed against the native baseline."""
     if check:
         method.check()
-    plan = plan or Plan(platform.sizes)
+    plan = plan or Plan.on(platform)
     name = name or default_name(method, ops, platform)
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
