@@ -72,6 +72,6 @@ def detect(requested: str | None = None) -> Platform:
     count = device_count(chosen)
     if count == 0:
         article = "an" if chosen.label[0] in "AEIOU" else "a"
-        raise PlatformError(f"--device {requested} needs {article} {chosen.label}, "
+        raise PlatformError(f"platform {requested} needs {article} {chosen.label}, "
                             "and none is visible on this machine")
     return platform_of(chosen, count)
