@@ -13,8 +13,8 @@ import subprocess
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .detect import Platform
 from .profiles import PROFILES
+from .runtime import Platform
 
 
 @dataclass(frozen=True)
