@@ -71,6 +71,6 @@ def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
 
 @pytest.mark.parametrize(("gpus", "perf", "timed"), [(1, None, True), (1, False, False), (0, None, False)])
 def test_a_run_on_a_gpu_is_timed_unless_told_not_to(monkeypatch, gpus, perf, timed):
-    monkeypatch.setattr(platforms, "_cuda_count", lambda: gpus)
+    monkeypatch.setattr(platforms.runtime, "device_count", lambda p: gpus if p.name == "cuda" else 0)
     platform, timing = api.platform_and_timing(None, perf)
     assert (platform.name, timing) == ("cuda" if gpus else "interpreter", timed)

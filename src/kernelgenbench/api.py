@@ -13,7 +13,7 @@ from . import methods, prompts
 from .execute import CampaignResult, Executor, LocalPool, Outcome, run_campaign
 from .execute.cluster import ExecutorError
 from .execute.config import ConfigError, load
-from .platforms import Platform, detect
+from .platforms import Platform, detect, profile
 from .sandbox import Limits, Request, judge
 from .store import Store, StoreError
 from .suite import registry
@@ -51,7 +51,7 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
     unknown = set(checks) - set(CHECKS)
     if unknown:
         raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
-    plan = Plan(platform.sizes, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
+    plan = Plan.on(platform, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.name == "cuda" else None),
                  Limits(timeout_s=timeout_s))
@@ -166,7 +166,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         raise UsageError("no specified operator matches the selection")
     m = methods.create(campaign["method"], **options)
     platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
-    plan = Plan(_tiers(campaign["tiers"], platform.sizes))
+    plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes))
     timing = None
     if campaign["perf"]:
         base = TimingConfig.quick() if campaign["quick_timing"] else TimingConfig()
@@ -182,6 +182,30 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
                             plan=plan, timing=timing, on_timing=on_timing)
 
 
+def rejudge(db: str | Path, run_ref: str, platform: str, *, name: str | None = None, ops: list[str] | None = None,
+            workers: int | None = None, timeout_s: float = 300.0, perf: bool | None = None,
+            quick_timing: bool = False, on_outcome: Callable[[Outcome], None] | None = None,
+            on_timing: Callable[[Any, Verdict], None] | None = None) -> CampaignResult:
+    """Judge a stored run's candidates again, unchanged, on `platform`, which must be this machine's,
+    into a new run of the same store linked to the source (`config["rejudge_of"]`)."""
+    from .methods.stored import StoredMethod
+
+    here, timed = platform_and_timing(profile(platform).name, perf)
+    if not Path(db).is_file():
+        raise StoreError(f"no database at {db}")
+    method = StoredMethod(db, run_ref)
+    stored = method.ops()
+    missing = [o for o in ops or [] if registry.get(o).id not in stored]
+    if missing:
+        raise UsageError(f"run {method.source.name} has no candidate for {', '.join(missing)}")
+    chosen = registry.select(ops or stored)
+    timing = (TimingConfig.quick() if quick_timing else TimingConfig()) if timed else None
+    with executor_for("local", here, workers) as pool, Store(db) as store:
+        return run_campaign(store, method, chosen, here, limits=Limits(timeout_s=timeout_s),
+                            name=name or f"{method.source.name}@{here.name}", executor=pool, plan=Plan.on(here),
+                            check=False, on_outcome=on_outcome, timing=timing, on_timing=on_timing)
+
+
 def prompt(op: str, method: str = "llm", platform: str | None = None) -> str:
     """Exactly what a model (`llm`, `reflect`) or an agent (`agent`) is sent for `op`."""
     try:
@@ -191,9 +215,14 @@ def prompt(op: str, method: str = "llm", platform: str | None = None) -> str:
         raise UsageError(str(e)) from None
 
 
-def report(db: str | Path, run_ref: str | list[str] | None = None, fmt: str = "md") -> str:
-    """One run's tables; with several runs, their matched-set comparison."""
+def report(db: str | Path, run_ref: str | list[str] | None = None, fmt: str = "md", view: str | None = None,
+           reference: str | None = None) -> str:
+    """One run's tables; with several runs, their matched-set comparison; with `view="MC"`, the
+    multi-chip view of the given runs (default: every run in the store)."""
     from .report import FORMATS, render, render_comparison
+
+    if view is not None:
+        return _mc_report(db, run_ref, fmt, view, reference)
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use {', '.join(FORMATS)}")
@@ -234,6 +263,27 @@ def report_html(db: str | Path, out: str | Path, run_refs: list[str] | None = No
         data = collect(store, runs)  # type: ignore[arg-type]
     return build_site(data, target, title=f"KernelGenBench: {', '.join(v.name for v in data.runs)}"
                       if len(data.runs) <= 3 else f"KernelGenBench: {len(data.runs)} runs")
+
+def _mc_report(db: str | Path, run_ref: str | list[str] | None, fmt: str, view: str, reference: str | None) -> str:
+    from .report.mc import mc_tables, render_mc
+
+    if view != "MC":
+        raise UsageError(f"unknown view {view!r}: use MC")
+    if fmt not in ("md", "json"):
+        raise UsageError(f"the MC view renders as md or json, not {fmt!r}")
+    if reference is not None:
+        profile(reference)
+    if not Path(db).is_file():
+        raise StoreError(f"no database at {db} (run `kgbench run` first, or pass --db)")
+    refs = run_ref if isinstance(run_ref, list) else [run_ref] if run_ref else []
+    with Store(db) as store:
+        runs = [store.find_run(ref) for ref in refs] if refs else store.runs()
+        if not runs:
+            raise UsageError(f"{db} has no runs yet")
+        missing = [ref for ref, run in zip(refs, runs) if run is None]
+        if missing:
+            raise UsageError(f"no run {missing[0]!r} in {db}")
+        return render_mc(mc_tables([(r, list(store.rows(r.id))) for r in runs if r is not None], reference), fmt)
 
 
 def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,

@@ -251,9 +251,34 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
 
 
 @app.command()
+def rejudge(run: str = typer.Option(..., help="the stored run whose candidates are judged again"),
+            platform: str = typer.Option(..., help="this machine's platform: cpu (interpreter), cuda, hip, ..."),
+            name: Optional[str] = typer.Option(None, help="the new run's name (default: RUN@PLATFORM)"),
+            ops: Optional[str] = typer.Option(None, help="comma-separated operator ids (default: all in RUN)"),
+            db: str = typer.Option("kgbench.db", help="SQLite store holding RUN; the new run goes there too"),
+            workers: Optional[int] = typer.Option(None, help="parallel sandboxed workers"),
+            timeout: float = typer.Option(300.0, help="seconds per candidate"),
+            perf: Optional[bool] = typer.Option(None, "--perf/--no-perf", help="time passing candidates (GPU only; "
+                                                "default there)"),
+            quick_timing: bool = typer.Option(False, "--quick-timing", help="with --perf: fewer samples")) -> None:
+    """Judge a stored run's candidates, unchanged, on this machine's platform, into a new linked run
+    (the MC report's transfer matrix pairs the two)."""
+    def progress(o: Outcome) -> None:
+        colour = "green" if o.passed else "red"
+        out.print(f"{o.attempt.op} sample {o.attempt.sample}: [{colour}]{o.status}[/{colour}]"
+                  f"{'' if o.passed else ': ' + escape(o.reason)}")
+
+    result = api.rejudge(db, run, platform, name=name, ops=_ops_list(ops), workers=workers, timeout_s=timeout,
+                         perf=perf, quick_timing=quick_timing, on_outcome=progress)
+    out.print(f"run {result.run.name} ({result.run.platform}, rejudge of {run}): judged {result.judged}, "
+              f"stored in {result.db}")
+
+
+@app.command()
 def prompt(op: str = typer.Argument(..., help="operator id, e.g. aten::softmax"),
            method: str = typer.Option("llm", help="llm (also reflect's first turn) or agent"),
-           platform: Optional[str] = typer.Option(None, help="interpreter or cuda (default: this machine's)")) -> None:
+           platform: Optional[str] = typer.Option(None, help="interpreter, cuda, hip, xpu, npu, musa or mlu "
+                                                  "(default: this machine's)")) -> None:
     """Print exactly what a model or agent receives for OP (public cases only)."""
     print(api.prompt(op, method, platform), end="")
 
@@ -265,7 +290,11 @@ def report(runs: Optional[list[str]] = typer.Argument(None, metavar="[RUN]...",
            fmt: str = typer.Option("md", "--format", help="md, json, csv, or html (a static site; needs --out)"),
            out_dir: Optional[str] = typer.Option(None, "--out", help="with --format html: the site's folder"),
            run_list: Optional[str] = typer.Option(None, "--runs", help="comma-separated run names or ids (html "
-                                                  "default: every run in the store)")) -> None:
+                                                  "default: every run in the store)"),
+           view: Optional[str] = typer.Option(None, help="MC: per-platform accuracy, transfer matrix and "
+                                              "portability tax over the given runs (default: all)"),
+           reference_platform: Optional[str] = typer.Option(None, help="with --view MC: the platform the "
+                                                            "portability tax is relative to (default: cuda)")) -> None:
     """Render a run's results (per source, speed, per operator); several runs: a matched-set comparison.
     With --format html: a static site (leaderboard, plots, per-operator pages) in --out."""
     chosen = (runs or []) + (_ops_list(run_list) or [])
@@ -277,7 +306,7 @@ def report(runs: Optional[list[str]] = typer.Argument(None, metavar="[RUN]...",
         return
     if out_dir is not None:
         raise api.UsageError("--out goes with --format html; md, json and csv print to standard output")
-    text = api.report(db, chosen or None, fmt)
+    text = api.report(db, chosen or None, fmt, view, reference_platform)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")  # a blank CSV row would be a row
 
 

@@ -145,6 +145,8 @@ class Row:
     speedup: float | None = None  # the operator's speed-up over the native baseline, when timed and passed
     flagged: int = 0  # timed cases faster than the memory-bandwidth floor
     baseline: str | None = None  # what the timing ran against: "library", or "reference" (the torch stand-in)
+    code_sha: str | None = None  # the candidate's source hash: pairs one kernel's verdicts across platforms
+    unsupported: int = 0  # cases the platform could not run (dtypes its profile lacks), counted apart
 
 
 @dataclass(frozen=True)
@@ -367,7 +369,7 @@ class Store:
              "CASE WHEN v.status='pass' AND t.status IS NOT NULL AND t.status!='pass' THEN 'timing: ' || t.reason "
              "ELSE v.reason END, "
              "v.failing_case, v.worst_ratio, v.n_cases, v.seconds, a.model, c.tokens_in, c.tokens_out, c.wall_s, "
-             "t.speedup, t.detail "
+             "t.speedup, t.detail, a.code_sha, COALESCE(json_extract(v.detail, '$.extra.unsupported.cases'), 0) "
              "FROM attempts a JOIN runs r ON r.id = a.run_id "
              "LEFT JOIN verdicts v ON v.attempt_id = a.id LEFT JOIN costs c ON c.attempt_id = a.id "
              "LEFT JOIN timings t ON t.attempt_id = a.id "
@@ -376,7 +378,8 @@ class Store:
             detail = json.loads(r[15]) if r[15] else {}
             timing = detail.get("extra", {}).get("timing", {})
             flagged = sum(1 for c in timing.get("cases", []) if c.get("flags"))
-            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged, baseline=timing.get("baseline"))
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged, baseline=timing.get("baseline"),
+                      code_sha=r[16], unsupported=r[17])
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""

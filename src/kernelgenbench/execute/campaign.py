@@ -107,7 +107,7 @@ class _Campaign:
         self.judged = 0
         self.generated = 0
 
-    def unit(self, op: Operator, samples: range) -> None:
+    def unit(self, op: Operator, samples: tuple[int, ...]) -> None:
         for s in samples:
             if self.sample(op, s) and self.schedule.early_stop:
                 return
@@ -213,7 +213,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     every attempt that passes is then timed against the native baseline."""
     if check:
         method.check()
-    plan = plan or Plan(platform.sizes)
+    plan = plan or Plan.on(platform)
     name = name or default_name(method, ops, platform)
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -229,9 +229,9 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     before = store.counts(run.id)[1]
     campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
     if schedule.early_stop:
-        units = [(op, range(schedule.samples)) for op in ops]
+        units = [(op, schedule.samples_of(op.id)) for op in ops]
     else:
-        units = [(op, range(s, s + 1)) for op in ops for s in range(schedule.samples)]
+        units = [(op, (s,)) for op in ops for s in schedule.samples_of(op.id)]
     pool = ThreadPoolExecutor(max(1, concurrency) + executor.workers, thread_name_prefix="kgb-campaign")
     futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
     try:

@@ -52,6 +52,13 @@ class Schedule:
     rounds: int = 1
     early_stop: bool = False
     concurrency: int = 4
+    # A method that replays stored attempts names the samples each operator has: {op id: samples}.
+    replay: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+
+    def samples_of(self, op: str) -> tuple[int, ...]:
+        if self.replay is not None:
+            return dict(self.replay).get(op, ())
+        return tuple(range(self.samples))
 
 
 @dataclass(frozen=True)

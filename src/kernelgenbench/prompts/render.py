@@ -12,31 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-from ..platforms import INTERPRETER, Platform
+from ..platforms import INTERPRETER, PROFILES, Platform, PlatformError, names, platform_of, profile
 from ..suite.spec import Operator, Overload
 from ..verify.verdict import Verdict
 
 TEMPLATES = Path(__file__).parent / "templates"
 KINDS = {"llm": "sampling", "reflect": "sampling", "agent": "agent"}
 HIDDEN = "a hidden case"
-
-RESTRICTIONS = {
-    "interpreter": (
-        "Kernels run in Triton's CPU interpreter (TRITON_INTERPRET=1): tensors live on the CPU and "
-        "each program instance runs serially, so keep grids small. GPU-only features are not "
-        "available: no `tl.inline_asm_elementwise`, no libdevice extern calls, no "
-        "hardware-specific intrinsics, and `@triton.autotune` may list one config only (the "
-        "interpreter has no benchmarker). In the interpreter (Triton 3.6) arithmetic on bfloat16 "
-        "values (even negation) and casts to bfloat16 from anything but float32 give wrong values, "
-        "float32 to bfloat16 truncates, and `tl.full(..., tl.bfloat16)` fails: compute in float32 "
-        "and cast at the store. Cases use small shapes."
-    ),
-    "cuda": (
-        "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
-        "`input_precision=\"ieee\"`, which fails float32 tolerances. Cases use small and large shapes."
-    ),
-}
-
 
 class PromptError(ValueError):
     """A prompt was asked for something that has none (unknown kind or platform)."""
@@ -50,17 +32,18 @@ def _version(package: str) -> str:
 
 
 def platform_named(name: str | None) -> Platform:
-    """The platform a prompt describes; `cuda` needs no GPU here, since only the text is made."""
-    if name in (None, "interpreter", "cpu"):
+    """The platform a prompt describes; any profile's, since only the text is made (no device needed)."""
+    if name is None:
         return INTERPRETER
-    if name == "cuda":
-        return Platform("cuda", "cuda", "CUDA", ("small", "large"))
-    raise PromptError(f"unknown platform {name!r}: use interpreter (cpu) or cuda")
+    try:
+        return platform_of(profile(name))
+    except PlatformError:
+        raise PromptError(f"unknown platform {name!r}: use {names()}") from None
 
 
 def _device_name(platform: Platform) -> str:
     if platform.name != "cuda":
-        return "CPU (Triton interpreter)"
+        return platform.profile.label
     try:
         import torch
 
@@ -72,10 +55,15 @@ def _device_name(platform: Platform) -> str:
 
 
 def describe_platform(platform: Platform) -> str:
+    """The device, the versions, and the profile's hint for models (with the dtypes it cannot run)."""
+    p = PROFILES[platform.name]
+    shapes = "small and large shapes" if "large" in platform.sizes else "small shapes"
+    missing = (f" Cases in {', '.join(sorted(p.unsupported_dtypes))} are not run on this platform."
+               if p.unsupported_dtypes else "")
     return "\n".join([
         f"- device: {_device_name(platform)}",
         f"- Triton {_version('triton')}, PyTorch {_version('torch')}",
-        f"- {RESTRICTIONS.get(platform.name, RESTRICTIONS['cuda'])}",
+        f"- {p.hint}{missing} Cases use {shapes}.",
     ])
 
 
@@ -115,11 +103,13 @@ def _functions(op: Operator) -> str:
 
 
 def public_cases(op: Operator, platform: Platform) -> list[str]:
-    return [c.name for c in op.select_cases(sizes=platform.sizes, public_only=True)]
+    runs = platform.profile.supports
+    return [c.name for c in op.select_cases(sizes=platform.sizes, public_only=True) if all(map(runs, c.dtypes))]
 
 
 def verify_command(op: Operator, platform: Platform) -> str:
-    device = " --device cpu" if platform.name == "interpreter" else ""
+    flag = {"cuda": "", "interpreter": " --device cpu"}
+    device = flag.get(platform.name, f" --device {platform.name}")
     return f"kgbench verify kernel.py --op {op.id} --public{device}"
 
 

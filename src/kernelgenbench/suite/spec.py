@@ -6,7 +6,7 @@ inside the sandbox worker, from a seed the candidate cannot know.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -239,6 +239,21 @@ class Case:
     @property
     def name(self) -> str:
         return f"{self.overload}: {self.sample.describe()}"
+
+    @property
+    def dtypes(self) -> frozenset[str]:
+        """The torch dtypes (`float64`) the case makes or asks for: a platform without one cannot run it."""
+        return frozenset(_dtype_names(self.sample.values.values()))
+
+
+def _dtype_names(values: Iterable[Any]) -> Iterator[str]:
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _dtype_names(v)
+        elif isinstance(v, (TensorSpec, OutputSpec, Joint)):
+            yield str(v.dtype).replace("torch.", "")
+        elif type(v).__name__ == "dtype":
+            yield str(v).replace("torch.", "")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import torch
 
+from ..platforms.profiles import dispatch_key_for
 from ..suite.spec import Operator, Overload
 
 
@@ -167,5 +168,5 @@ def binding_for(op: Operator, functions: dict[str, Callable[..., Any]], device: 
     """`around` wraps every call of a candidate function (the op trace enters there); calls made
     while `in_launcher()` are Triton's own and skip the candidate where ATen has a generic kernel."""
     if op.source == "aten":
-        return DispatcherBinding(functions, "CUDA" if device.startswith("cuda") else "CPU", around, in_launcher)
+        return DispatcherBinding(functions, dispatch_key_for(device), around, in_launcher)
     return DirectBinding(functions, around)

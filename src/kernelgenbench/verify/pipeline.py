@@ -7,8 +7,10 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from ..suite.spec import Operator, Size
+from ..platforms import Platform
+from ..suite.spec import Case, Operator, Size
 from . import launches
 from .bind import BindError, binding_for, load_module, required_functions
 from .clock import clock_for
@@ -35,6 +37,21 @@ class Plan:
     public_only: bool = False
     fail_fast: bool = False
     checks: tuple[str, ...] = CHECKS
+    # dtypes the platform cannot run (its profile's): such cases are counted as unsupported, not run
+    unsupported_dtypes: tuple[str, ...] = ()
+
+    @classmethod
+    def on(cls, platform: Platform, sizes: tuple[Size, ...] | None = None, **options: Any) -> Plan:
+        """The plan for `platform`: its size tiers (or `sizes`), and its profile's unsupported dtypes."""
+        return cls(sizes or platform.sizes, unsupported_dtypes=tuple(sorted(platform.profile.unsupported_dtypes)),
+                   **options)
+
+    def runnable(self, cases: tuple[Case, ...]) -> tuple[tuple[Case, ...], dict[str, Any]]:
+        """The cases this platform can run, and what was left out: {"cases": n, "dtypes": [...]}."""
+        skip = set(self.unsupported_dtypes)
+        kept = tuple(c for c in cases if not c.dtypes & skip)
+        dropped = sorted({d for c in cases for d in c.dtypes & skip})
+        return kept, {"cases": len(cases) - len(kept), "dtypes": dropped}
 
 
 def first_failure(results: list[CaseResult] | tuple[CaseResult, ...]) -> CaseResult | None:
@@ -46,11 +63,19 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
            emit: Emit = lambda event, data: None) -> Verdict:
     start = time.perf_counter()
 
-    def verdict(status: Status, reason: str, **kw) -> Verdict:
-        return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform,
-                       seconds=time.perf_counter() - start, **kw)
+    cases, unsupported = plan.runnable(op.select_cases(sizes=plan.sizes, public_only=plan.public_only))
+    left_out = f"; {unsupported['cases']} cases in {', '.join(unsupported['dtypes'])} unsupported on {platform}" \
+        if unsupported["cases"] else ""
 
-    cases = op.select_cases(sizes=plan.sizes, public_only=plan.public_only)
+    def verdict(status: Status, reason: str, **kw) -> Verdict:
+        extra = kw.pop("extra", {}) | ({"unsupported": unsupported} if unsupported["cases"] else {})
+        return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform,
+                       seconds=time.perf_counter() - start, extra=extra, **kw)
+
+    if not cases and unsupported["cases"]:
+        return verdict(Status.UNSUPPORTED, f"all {unsupported['cases']} cases of {op.id} use "
+                                           f"{', '.join(unsupported['dtypes'])}, which {platform} cannot run",
+                       layer="plan")
     if not cases:
         return verdict(Status.INFRA_ERROR, f"{op.id} has no cases for sizes {list(plan.sizes)}", layer="plan")
     if "static" in plan.checks:
@@ -105,7 +130,7 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
             break
     first = first_failure(results)
     if first is None:
-        return verdict(Status.PASS, f"all {len(results)} cases correct", cases=tuple(results))
+        return verdict(Status.PASS, f"all {len(results)} cases correct{left_out}", cases=tuple(results))
     return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb,
                    layer=LAYER_OF.get(first.status, "correctness"))
 

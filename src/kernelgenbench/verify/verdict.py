@@ -20,10 +20,11 @@ class Status(str, Enum):
     HACK_PROFILE = "hack_profile"
     HACK_TIMING = "hack_timing"
     INFRA_ERROR = "infra_error"
+    UNSUPPORTED = "unsupported"  # the platform cannot run any of the operator's cases (fp64 on a chip without it)
 
     @property
     def counts_against_model(self) -> bool:
-        return self is not Status.INFRA_ERROR
+        return self not in (Status.INFRA_ERROR, Status.UNSUPPORTED)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,87 @@
+"""Platform profiles, detection, the stored descriptor, and cases a platform cannot run."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from kernelgenbench import prompts
+from kernelgenbench.methods.reference import solutions_dir
+from kernelgenbench.platforms import INTERPRETER, PROFILES, Descriptor, PlatformError, describe, detect, profile
+from kernelgenbench.sandbox import Request, judge
+from kernelgenbench.store import Store
+from kernelgenbench.suite import registry
+from kernelgenbench.verify.pipeline import Plan
+from kernelgenbench.verify.verdict import Status
+
+
+def test_every_profile_says_how_it_is_found_dispatched_timed_and_compared():
+    assert set(PROFILES) == {"cuda", "hip", "xpu", "npu", "musa", "mlu", "interpreter"}
+    for p in PROFILES.values():
+        assert p.torch_device and p.triton_backend and p.dispatch_key and p.baseline and p.hint
+        assert p.clock in ("events", "host")
+    assert {n for n, p in PROFILES.items() if p.proven} == {"cuda", "interpreter"}
+    assert profile("rocm") is PROFILES["hip"] and profile("cpu") is PROFILES["interpreter"]
+    assert not PROFILES["npu"].supports("float64") and PROFILES["cuda"].supports("float64")
+
+
+def test_platforms_this_machine_lacks_are_refused_in_one_line():
+    assert detect("cpu") == INTERPRETER
+    with pytest.raises(PlatformError, match="platform hip needs a ROCm GPU"):
+        detect("hip")
+    with pytest.raises(PlatformError, match="unknown device 'tpu'"):
+        detect("tpu")
+
+
+def test_a_run_carries_a_descriptor_and_old_stores_still_load(tmp_path):
+    now = describe(INTERPRETER)
+    assert (now.platform, now.triton_backend, now.arch) == ("interpreter", "interpreter", now.host)
+    assert now.torch and now.triton
+    # what runs stored before the descriptor existed (an H200 run's environment, as then recorded)
+    old = {"platform": "cuda", "python": "3.12.3", "torch": "2.11.0+cu130", "triton": "3.6.0", "host": "x86_64",
+           "cpu_count": "16", "device": "NVIDIA H200", "cuda": "13.0", "driver": "580.159.04", "device_count": "1"}
+    with Store(tmp_path / "k.db") as s:
+        s.open_run("old", "reference", {}, "cuda", old, 1)
+        s.open_run("new", "reference", {}, "interpreter", now.to_dict(), 2)
+        runs = {r.name: r for r in s.runs()}
+    d = Descriptor.from_dict(runs["old"].environment, runs["old"].platform)
+    assert (d.device, d.runtime, d.driver, d.device_count, d.arch) == ("NVIDIA H200", "CUDA 13.0", "580.159.04", 1,
+                                                                        None)
+    assert d.triton_backend == "cuda"
+    assert Descriptor.from_dict(runs["new"].environment) == now
+
+
+def _judge(op: str, unsupported: tuple[str, ...]):
+    code = (solutions_dir() / "aten" / f"{op}.py").read_text()
+    plan = Plan(("small",), unsupported_dtypes=unsupported)
+    return judge(Request(f"aten::{op}", code, INTERPRETER, secrets.randbits(47), plan))
+
+
+def test_cases_in_a_dtype_the_platform_lacks_are_unsupported_not_failed():
+    all_small = registry.get("aten::sin").select_cases(sizes=("small",))
+    fp64 = [c for c in all_small if "float64" in c.dtypes]
+    assert fp64
+    v = _judge("sin", ("float64", "complex128"))
+    assert v.status is Status.PASS
+    assert len(v.cases) == len(all_small) - len(fp64)
+    assert v.extra["unsupported"] == {"cases": len(fp64), "dtypes": ["float64"]}
+    assert f"{len(fp64)} cases in float64 unsupported" in v.reason
+
+
+def test_an_operator_with_no_runnable_case_is_unsupported_and_not_held_against_the_model():
+    v = _judge("add", ("bfloat16", "float16", "float32"))
+    assert v.status is Status.UNSUPPORTED and not v.status.counts_against_model
+    assert not v.cases
+
+
+def test_prompts_carry_the_profile_hint_and_only_cases_the_platform_runs():
+    op = registry.get("aten::sin")
+    npu = prompts.render(op, "llm", prompts.platform_named("npu"))
+    assert "Ascend NPU" in npu and "Cases in complex128, float64 are not run" in npu
+    assert "--device npu" in prompts.render(op, "agent", prompts.platform_named("npu"))
+    public = prompts.public_cases(op, prompts.platform_named("cuda"))
+    assert any("float64" in c for c in public)
+    assert not any("float64" in c for c in prompts.public_cases(op, prompts.platform_named("npu")))
+    with pytest.raises(prompts.PromptError, match="unknown platform 'tpu'"):
+        prompts.platform_named("tpu")
