@@ -78,7 +78,7 @@ def ks_uniform(u: torch.Tensor) -> tuple[float, float]:
     """(D, p-value) of u against U(0, 1)."""
     n = u.numel()
     s = torch.sort(u.double()).values
-    i = torch.arange(1, n + 1, dtype=torch.float64)
+    i = torch.arange(1, n + 1, dtype=torch.float64, device=s.device)
     d = max(float((i / n - s).max()), float((s - (i - 1) / n).max()))
     return d, kolmogorov_p(d, n)
 
