@@ -58,22 +58,6 @@ def test_integer_outputs_are_exact():
     assert not compare(off, ref, ref, TOL).ok
 
 
-def test_quantisation_codes_may_be_one_off_next_to_a_boundary_and_no_more():
-    """Codes that follow a scale 2 ulps off: a few land one code over (H200: 3e-6 of them)."""
-    x = torch.randn(1024, 512, generator=torch.Generator().manual_seed(3), dtype=torch.float64) * 40
-    ref = x.round().clamp(-128, 127)
-    codes = Tolerance(code_slack=1, code_rate=1e-3)
-    rare = ref.to(torch.int8).clone()
-    rare.view(-1)[::4096] += 1
-    assert compare(rare, ref, ref.to(torch.int8), codes).ok
-    assert not compare(rare, ref, ref.to(torch.int8), TOL).ok  # without slack integers stay exact
-    truncated = x.trunc().clamp(-128, 127).to(torch.int8)
-    assert not compare(truncated, ref, ref.to(torch.int8), codes).ok
-    two_off = ref.to(torch.int8).clone()
-    two_off.view(-1)[7] -= 2
-    assert not compare(two_off, ref, ref.to(torch.int8), codes).ok
-
-
 def test_one_ulp_in_half_precision_passes():
     x = torch.randn(4096, generator=torch.Generator().manual_seed(1))
     ref = x.double()

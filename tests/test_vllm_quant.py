@@ -273,3 +273,32 @@ def test_rms_norm_quant_reference_normalises_the_unrounded_sum() -> None:
     s = (y.abs().amax(-1, keepdim=True).clamp(max=1.5) / 448).clamp(min=FP8_MIN_SCALE)
     assert scales.shape == (3, 1) and torch.equal(scales, s)
     assert torch.equal(out.float(), (y / s).clamp(-448, 448).to(FP8).float())
+
+
+def _asymmetric(rows: int = 8192, hidden: int = 64, seed: int = 5) -> tuple[dict, torch.Tensor]:
+    x = torch.randn(rows, hidden, generator=torch.Generator().manual_seed(seed))
+    return {"input": x, "scale": None, "azp": None, "symmetric": False}, x
+
+
+def _quantised(x: torch.Tensor, scale: torch.Tensor, rounding=torch.round) -> list[torch.Tensor]:
+    """Codes and zero points of x under a given per-row scale, as vLLM computes them."""
+    zp = torch.round(-128.0 - x.double().amin(dim=-1, keepdim=True) / scale.double()).to(torch.int32)
+    q = (rounding(x.double() / scale.double()) + zp).clamp(-128, 127).to(torch.int8)
+    return [q, scale, zp]
+
+
+def test_int8_codes_are_judged_under_the_candidates_own_scale() -> None:
+    """A scale 2 ulps off the truth moves whole rows' zero points (H200: 84 of 32768 rows): the codes
+    then follow it and pass; truncated codes or a zero point off its own scale do not."""
+    op = registry.get("vllm::scaled_int8_quant")
+    (ov,) = op.overloads
+    inputs, x = _asymmetric()
+    truth = (x.double().amax(-1, keepdim=True) - x.double().amin(-1, keepdim=True)) / 255.0
+    nudged = (truth * (1 + 2.4e-7)).float()  # 2 ulps of float32 up
+    honest = _quantised(x, nudged)
+    assert not torch.equal(honest[2], _quantised(x, truth.float())[2])  # some zero points moved
+    assert op.codes.check(ov, inputs, honest) is None
+    truncated = _quantised(x, nudged, rounding=torch.trunc)
+    assert "not their input rounded to nearest" in op.codes.check(ov, inputs, truncated)
+    shifted = [honest[0], honest[1], honest[2] + 1]
+    assert "zero point" in op.codes.check(ov, inputs, shifted)

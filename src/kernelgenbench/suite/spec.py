@@ -275,11 +275,6 @@ class Tolerance:
     # Outputs judged otherwise, by position (an fp8 tensor exact to the code beside the float32
     # scale that made it, which a GPU's division rounds within a few ulps).
     per_output: tuple[tuple[int, Tolerance], ...] = ()
-    # Integer outputs are exact, except quantisation codes: a scale a few ulps off (a GPU's division)
-    # moves the values next to a rounding boundary one code over. At most `code_rate` of the codes
-    # may then be up to `code_slack` off; rounding the wrong way throughout still fails.
-    code_slack: int = 0
-    code_rate: float = 0.0
     # The unit roundoff of an accumulation coarser than float32, in place of float32's in the error
     # scale's term: Hopper's fast FP8 accumulation (vLLM's CUTLASS kernels, Triton's fp8 tl.dot on sm_90).
     acc_eps: float = 0.0
@@ -295,6 +290,18 @@ class Tolerance:
     def at(self, output: int) -> Tolerance:
         """The tolerance of output `output`."""
         return next((t for i, t in self.per_output if i == output), self)
+
+
+@dataclass(frozen=True)
+class CodeCheck:
+    """Quantisation codes judged against the scale (and zero point) the candidate itself returned,
+    not against the truth's codes: a dynamic scale may be a few ulps off the truth (a GPU's
+    division), and every code, a whole row's zero point even, then follows it. `check` gets the
+    inputs before the call and all outputs, and returns why a code is not the rounding of its
+    input under the candidate's own scale, or None; the truth still judges the scales."""
+
+    outputs: tuple[int, ...]
+    check: Callable[[Overload, Mapping[str, Any], list[Any]], str | None]
 
 
 @dataclass(frozen=True)
@@ -318,6 +325,7 @@ class Operator:
     # For compare="distribution": what the outputs say about the law the inputs define
     # (`verify.statistics.Law`: inputs before the call, outputs -> `Draws`).
     law: Callable[[Overload, Mapping[str, Any], list[Any]], Any] | None = None
+    codes: CodeCheck | None = None
     # Scalars host code may read per call (`.item()`) where an output's size depends on input
     # values (the True count of a bool mask): ATen reads them too, to allocate the output.
     size_reads: int = 0

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from ..build import Sampler, build_cases
-from ..spec import Operator, Overload, Param, Tolerance
+from ..spec import CodeCheck, Operator, Overload, Param, Tolerance
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -23,7 +23,7 @@ def compute_dtype(dtype: torch.dtype) -> torch.dtype:
 
 def vllm_operator(name: str, family: str, doc: str, *, params: tuple[Param, ...], signature: str,
                   reference: Callable[..., Any], sampler: Sampler, ov_doc: str,
-                  tolerance: Tolerance = Tolerance(), notes: str = "") -> Operator:
+                  tolerance: Tolerance = Tolerance(), notes: str = "", codes: CodeCheck | None = None) -> Operator:
     ov = Overload(name=name, func_name=name, params=params, signature=signature,
                   reference=reference, doc=ov_doc)
     return Operator(
@@ -36,4 +36,5 @@ def vllm_operator(name: str, family: str, doc: str, *, params: tuple[Param, ...]
         tolerance=tolerance,
         baseline=None,
         notes=notes,
+        codes=codes,
     )
