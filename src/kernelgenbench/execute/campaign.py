@@ -182,19 +182,19 @@ class _Campaign:
         return {"OMP_NUM_THREADS": str(self.executor.threads)}
 
     def time_passes(self, timing: TimingConfig, ops: set[str]) -> None:
-        """Time every passed attempt of `ops`, one at a time, after all verification is done: nothing
-        else runs on a GPU while it is timed (on Ray too: each task holds a whole GPU). A run resumed
-        for some of its operators times only those."""
-        fn = self.judge_fn(timing)
-        for attempt in self.store.untimed_passes(self.run.id):
-            if attempt.op not in ops:
-                continue
-            if self.stop.is_set():
-                raise Interrupted
-            verdict = self.executor.call(fn, self.job(attempt))
+        """Time every passed attempt of `ops` after all verification is done, one per GPU at a time:
+        nothing else runs on a GPU while a candidate is timed there (on Ray too: each task holds a
+        whole GPU). A run resumed for some of its operators times only those."""
+        attempts = [a for a in self.store.untimed_passes(self.run.id) if a.op in ops]
+        jobs = [self.job(a) for a in attempts]
+        of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs):
+            attempt = of_job[id(job)]
             self.store.put_timing(attempt.id, verdict)
             if self.on_timing:
                 self.on_timing(attempt, verdict)
+            if self.stop.is_set():
+                raise Interrupted
 
     def _report(self, outcome: Outcome) -> None:
         with self.lock:

@@ -86,6 +86,10 @@ class RayExecutor:
             for ref in done:
                 yield pending.pop(ref), self._ray.get(ref)
 
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        """Each timing task holds a whole GPU (num_gpus=1), so Ray runs one per GPU at a time."""
+        return self.map(fn, jobs)
+
     def close(self) -> None:
         """Shut down the local cluster this executor started, if it started one."""
         if self._started:

@@ -31,6 +31,11 @@ class Executor(Protocol):
         """Run fn(job, device_index) for every job; yield results as they complete."""
         ...
 
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        """Like map, for timing: each job alone on its device (one per GPU at a time, every GPU busy),
+        run once verification is over."""
+        ...
+
 
 class LocalPool:
     def __init__(self, platform: Platform, workers: int | None = None):
@@ -53,11 +58,34 @@ class LocalPool:
         return self._with_device(fn, job)
 
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        with ThreadPoolExecutor(self.workers, thread_name_prefix="kgb-judge") as pool:
-            pending: dict[Future[R], J] = {}
-            for job in jobs:
-                pending[pool.submit(self._with_device, fn, job)] = job
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield pending.pop(fut), fut.result()
+        return _pooled(self.workers, self._devices, fn, jobs)
+
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        devices: queue.Queue[int | None] = queue.Queue()
+        count = self.platform.device_count if self.platform.name == "cuda" else 1
+        for i in range(count):
+            devices.put(i if self.platform.name == "cuda" else None)
+        return _pooled(count, devices, fn, jobs)
+
+
+def _pooled(workers: int, devices: queue.Queue[int | None], fn: Callable[[J, int | None], R],
+            jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+    """fn(job, device) for every job on `workers` threads, each job holding a device from `devices`
+    for its whole run; results as they complete."""
+
+    def run(job: J) -> R:
+        device = devices.get()
+        try:
+            return fn(job, device)
+        finally:
+            devices.put(device)
+
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="kgb-judge")
+    try:
+        pending: dict[Future[R], J] = {pool.submit(run, job): job for job in jobs}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield pending.pop(fut), fut.result()
+    finally:  # a caller that stops early (Ctrl-C) starts no further job
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,63 @@
+"""The local pool's scheduling, without GPUs: verification spreads over every worker slot, timing
+puts one candidate on each GPU at a time and keeps every GPU busy."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from kernelgenbench.execute.local import LocalPool
+from kernelgenbench.platforms import INTERPRETER, Platform
+
+TWO_GPUS = Platform("cuda", "cuda", "CUDA", ("small", "large"), {}, device_count=2)
+
+
+class Recorder:
+    """A judging function that notes which device each job held, and when."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.spans: list[tuple[int | None, float, float]] = []
+
+    def __call__(self, job: int, device: int | None) -> int:
+        start = time.perf_counter()
+        time.sleep(0.05)
+        with self.lock:
+            self.spans.append((device, start, time.perf_counter()))
+        return job * 10
+
+
+def _overlap(a: tuple[int | None, float, float], b: tuple[int | None, float, float]) -> bool:
+    return a[1] < b[2] and b[1] < a[2]
+
+
+def test_timing_holds_each_gpu_alone_and_uses_every_gpu():
+    record = Recorder()
+    results = dict(LocalPool(TWO_GPUS, workers=8).time_each(record, list(range(8))))
+    assert results == {j: 10 * j for j in range(8)}
+    spans = record.spans
+    assert {d for d, _, _ in spans} == {0, 1}
+    assert not any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] == b[0])
+    assert any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] != b[0])
+
+
+def test_verification_runs_every_worker_slot_at_once():
+    record = Recorder()
+    list(LocalPool(TWO_GPUS, workers=6).map(record, list(range(6))))
+    first_end = min(end for _, _, end in record.spans)
+    assert sum(start < first_end for _, start, _ in record.spans) == 6  # six at once, three per GPU
+
+
+def test_the_interpreter_times_one_candidate_at_a_time():
+    record = Recorder()
+    list(LocalPool(INTERPRETER, workers=4).time_each(record, list(range(4))))
+    spans = sorted(record.spans, key=lambda s: s[1])
+    assert all(a[2] <= b[1] for a, b in zip(spans, spans[1:])) and {d for d, _, _ in spans} == {None}
+
+
+def test_a_caller_that_stops_early_starts_no_further_job():
+    record = Recorder()
+    jobs = LocalPool(INTERPRETER).time_each(record, list(range(20)))
+    next(jobs)
+    jobs.close()
+    assert len(record.spans) <= 2
