@@ -1,0 +1,72 @@
+"""Twins of vLLM operators: same signatures (the candidate writes the same tensors), other math."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from .. import registry
+from ..build import build_cases, sample
+from ..spec import Operator, Overload, Sample, Size
+from ..vllm.family import compute_dtype
+from ..vllm.norm import rms_norm_sampler
+from . import Perturbation, twin
+
+# Epsilons large enough that where they enter shows (rows have a mean square near 1).
+LARGE_EPSILONS = (0.5, 0.25)
+
+
+def _rms_eps_out(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
+    xf = input.to(compute_dtype(input.dtype))
+    scaled = xf / (xf.square().mean(dim=-1, keepdim=True).sqrt() + epsilon)
+    out.copy_(scaled.to(input.dtype) * weight)
+
+
+def _large_epsilon(ov: Overload, size: Size) -> Iterator[Sample]:
+    for i, s in enumerate(rms_norm_sampler(ov, size)):
+        yield sample({**s.values, "epsilon": LARGE_EPSILONS[i % 2]})
+
+
+RMS_EPS_OUT = Perturbation(
+    "eps_out", "epsilon added to the root mean square, outside the square root; epsilons near 1",
+    "RMSNorm with epsilon outside the root: out = round(x / (sqrt(mean(x^2, -1)) + epsilon)) * weight, "
+    "statistics in float32.",
+    lambda ov: _rms_eps_out,
+    cases=lambda ovs: build_cases(ovs, _large_epsilon),
+    ov_doc=("input [..., hidden] of rank 2 to 4, any strides; weight [hidden]; out: a contiguous tensor "
+            "shaped like input, written in place. Per row, in float32: d = sqrt(mean(x^2)) + epsilon; "
+            "out = (x / d rounded to input.dtype) * weight. Returns None."),
+)
+
+
+def _fused_half_residual(input: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                         epsilon: float) -> None:
+    z = input + 0.5 * residual
+    residual.copy_(z)
+    zf = z.to(compute_dtype(z.dtype))
+    inv = torch.rsqrt(zf.square().mean(dim=-1, keepdim=True) + epsilon)
+    input.copy_((zf * inv).to(z.dtype) * weight)
+
+
+FUSED_HALF_RESIDUAL = Perturbation(
+    "half_residual", "the residual enters the sum at half weight",
+    "Half-weight residual add then RMSNorm, in place: residual <- input + residual / 2; "
+    "input <- rms_norm(residual).",
+    lambda ov: _fused_half_residual,
+    ov_doc=("input and residual [..., hidden] (residual contiguous), weight [hidden], one dtype. "
+            "z = input + 0.5 * residual rounded to the dtype; residual <- z; input <- (z * rsqrt(mean(z^2) "
+            "+ epsilon) rounded to the dtype) * weight, statistics in float32. Returns None."),
+)
+
+
+def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
+    return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
+
+
+TWINS: dict[str, Callable[[], Operator]] = dict([
+    _of("vllm::rms_norm", RMS_EPS_OUT),
+    _of("vllm::fused_add_rms_norm", FUSED_HALF_RESIDUAL),
+])
+
