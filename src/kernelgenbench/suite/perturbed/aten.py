@@ -10,7 +10,7 @@ import torch
 from .. import registry
 from ..spec import Operator
 from . import Perturbation, twin
-from .pointwise import elementwise
+from .pointwise import elementwise, floating
 
 SILU_BETA = Perturbation(
     "beta", "sigmoid's argument scaled by 1.8",
@@ -25,6 +25,70 @@ HARDSIGMOID_NARROW = Perturbation(
     elementwise(lambda self: torch.clamp(self + 2.0, 0.0, 4.0) / 4.0),
 )
 
+RSQRT_SHIFTED = Perturbation(
+    "shifted", "one added under the root",
+    "1 / sqrt(x + 1) elementwise, computed in float32 for low-precision inputs.",
+    elementwise(lambda self: torch.rsqrt(self + 1.0)), keep=floating,
+)
+
+LOG10_1P = Perturbation(
+    "of_1p", "log10 of 1 + x, with 1 + x rounded in the working precision",
+    "log10(1 + x) with 1 + x rounded in the compute type (float32 for low-precision inputs, else the dtype): "
+    "-inf at x = -1, NaN below.",
+    elementwise(lambda self: torch.log10(1.0 + self)), keep=floating,
+)
+
+NEG_HALF = Perturbation(
+    "half", "negation scaled by one half",
+    "-x / 2 elementwise on floating tensors.",
+    elementwise(lambda self: -0.5 * self), keep=floating,
+)
+
+SQUARE_SIGNED = Perturbation(
+    "signed", "the square keeps the sign of x (x * |x|)",
+    "x * |x| elementwise on floating tensors: the square with the sign of x.",
+    elementwise(lambda self: self * self.abs()), keep=floating,
+)
+
+
+def _logit2(self: torch.Tensor, eps: float | None = None) -> torch.Tensor:
+    z = self if eps is None else self.clamp(eps, 1.0 - eps)
+    return torch.log2(z / (1.0 - z))
+
+
+LOGIT_BASE2 = Perturbation(
+    "base2", "the logarithm is base 2",
+    "log2(z / (1 - z)) with z = x, or x clamped to [eps, 1 - eps] when eps is given; floating inputs.",
+    elementwise(_logit2), keep=floating,
+)
+
+ENTR_BITS = Perturbation(
+    "bits", "entropy in bits (log base 2)",
+    "Elementwise entropy in bits -x * log2(x): 0 at 0, -inf below 0 and at +inf, NaN at NaN; floating inputs.",
+    elementwise(lambda self: torch.where(self > 0, -self * torch.log2(self.clamp_min(1e-300)),
+                                         torch.where(self == 0, 0.0, torch.where(self < 0, -torch.inf, self)))),
+    keep=floating,
+)
+
+SIN_DOUBLE = Perturbation(
+    "double", "the angle is doubled",
+    "sin(2x) (radians) elementwise, accurate over a wide argument range; floating inputs.",
+    elementwise(lambda self: torch.sin(2.0 * self)), keep=floating,
+)
+
+COS_HALF = Perturbation(
+    "half", "the angle is halved",
+    "cos(x / 2) (radians) elementwise, accurate over a wide argument range; floating inputs.",
+    elementwise(lambda self: torch.cos(0.5 * self)), keep=floating,
+)
+
+FLOOR_HALF_UP = Perturbation(
+    "half_up", "rounds half up: floor(x + 0.5), with x + 0.5 rounded in the working precision",
+    "floor(x + 0.5) elementwise on floating tensors, x + 0.5 rounded in the compute type (float32 for "
+    "low-precision inputs, else the dtype).",
+    elementwise(lambda self: torch.floor(self + 0.5)), keep=floating,
+)
+
 
 def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
     return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
@@ -33,4 +97,13 @@ def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
 TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("aten::silu", SILU_BETA),
     _of("aten::hardsigmoid", HARDSIGMOID_NARROW),
+    _of("aten::rsqrt", RSQRT_SHIFTED),
+    _of("aten::log10", LOG10_1P),
+    _of("aten::neg", NEG_HALF),
+    _of("aten::square", SQUARE_SIGNED),
+    _of("aten::logit", LOGIT_BASE2),
+    _of("aten::special_entr", ENTR_BITS),
+    _of("aten::sin", SIN_DOUBLE),
+    _of("aten::cos", COS_HALF),
+    _of("aten::floor", FLOOR_HALF_UP),
 ])
