@@ -72,7 +72,8 @@ def ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
 def _twins(source: Optional[str]) -> None:
     if source is not None and source not in registry.VIEWS["MS"]:
         raise api.UsageError(f"unknown source {source!r}: use aten, vllm or cublas")
-    table = Table("twin", "original", "what changed", "cases small/large/perf (public)")
+    table = Table(Column("twin", no_wrap=True), Column("original", no_wrap=True), "what changed",
+                  "cases small/large/perf (public)")
     twins = registry.twins(source)
     for t in twins:
         sizes = Counter(c.size for c in t.cases)
@@ -80,8 +81,8 @@ def _twins(source: Optional[str]) -> None:
         table.add_row(t.id, t.twin_of, t.perturbation, f"{sizes['small']}/{sizes['large']}/{sizes['perf']} ({public})")
     out.print(table)
     counts = Counter(t.source for t in twins)
-    out.print(f"{len(twins)} perturbed twins ({', '.join(f'{s} {counts[s]}' for s in registry.VIEWS['MS'] if counts[s])}"
-              "); never counted in MS or MC", markup=False)
+    per_source = ", ".join(f"{s} {counts[s]}" for s in registry.VIEWS["MS"] if counts[s])
+    out.print(f"{len(twins)} perturbed twins ({per_source}); never counted in MS or MC", markup=False)
 
 
 @app.command()
