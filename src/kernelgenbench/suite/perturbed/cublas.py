@@ -8,7 +8,9 @@ from typing import Any
 import torch
 
 from .. import registry
-from ..cublas.family import vector_view, write_vector
+from ..cublas.complex import write_scalar
+from ..cublas.family import matrix_view, vector_view, write_vector
+from ..cublas.level3_real import geam_reference
 from ..spec import Operator
 from . import Perturbation, twin
 
@@ -33,6 +35,80 @@ SAXPY_SWAPPED = Perturbation(
     lambda ov: _axpy_swapped, ov_doc=_axpy_doc("float32"),
 )
 
+DAXPY_SWAPPED = Perturbation(
+    "swapped", SAXPY_SWAPPED.what, "y := x + alpha * y on strided float64 vectors, in place.",
+    lambda ov: _axpy_swapped, ov_doc=_axpy_doc("float64"),
+)
+
+
+def _scal_relu(n: int, alpha: Any, x: torch.Tensor, incx: int) -> None:
+    if n <= 0 or incx <= 0:
+        return
+    write_vector(x, n, incx, (alpha * vector_view(x, n, incx)).clamp_min(0.0))
+
+
+SSCAL_RELU = Perturbation(
+    "relu", "a ReLU epilogue: x := max(alpha * x, 0)",
+    "x := max(alpha * x, 0) on a strided float32 vector, in place.",
+    lambda ov: _scal_relu,
+    ov_doc=("x[k] := max(alpha * x[k], 0) for the logical elements k = 0..n-1 of the float32 vector x "
+            "(increment incx), in place; returns None. Nothing happens when n <= 0 or incx <= 0; elements "
+            "between the strided ones are untouched."),
+)
+
+
+def _asum_squares(n: int, x: torch.Tensor, incx: int, result: torch.Tensor) -> None:
+    write_scalar(result, vector_view(x, n, incx).square().sum() if n > 0 and incx > 0 else 0.0)
+
+
+DASUM_SQUARES = Perturbation(
+    "squares", "sums squares instead of absolute values",
+    "The sum of x[k]^2 over a strided float64 vector, written to the device scalar `result`.",
+    lambda ov: _asum_squares,
+    ov_doc=("result[0] := sum of x[k]^2 for k = 0..n-1 of the float64 vector x (increment incx); 0 when "
+            "n <= 0 or incx <= 0. result is a 1-element float64 device tensor (device pointer mode); "
+            "returns None."),
+)
+
+
+def _ger_relu(m: int, n: int, alpha: Any, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int,
+              A: torch.Tensor, lda: int) -> None:
+    if lda < max(1, m):
+        raise ValueError(f"lda={lda} < max(1, m={m})")
+    if m <= 0 or n <= 0:
+        return
+    a = matrix_view(A, m, n, lda)
+    a.copy_((a + alpha * torch.outer(vector_view(x, m, incx), vector_view(y, n, incy))).clamp_min(0.0))
+
+
+SGER_RELU = Perturbation(
+    "relu", "a ReLU epilogue on the rank-1 update, and alpha == 0 is no quick return",
+    "A := max(alpha * x y^T + A, 0) on a column-major float32 matrix, in place.",
+    lambda ov: _ger_relu,
+    ov_doc=("A[i, j] := max(alpha * x[i] * y[j] + A[i, j], 0) for the m x n column-major float32 matrix A "
+            "(leading dimension lda >= max(1, m)), x of m elements (increment incx), y of n (increment incy); "
+            "in place, returns None. Only m == 0 or n == 0 returns at once (alpha == 0 still clamps A); "
+            "rows of A past m are untouched."),
+)
+
+
+def _geam_relu(transa: Any, transb: Any, m: int, n: int, alpha: Any, A: torch.Tensor, lda: int, beta: Any,
+               B: torch.Tensor, ldb: int, C: torch.Tensor, ldc: int) -> None:
+    geam_reference(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc)
+    if m > 0 and n > 0:
+        c = matrix_view(C, m, n, ldc)
+        c.copy_(c.clamp_min(0.0))
+
+
+SGEAM_RELU = Perturbation(
+    "relu", "a ReLU epilogue: C := max(alpha * op(A) + beta * op(B), 0)",
+    "C := max(alpha * op(A) + beta * op(B), 0), column-major float32; C is never read.",
+    lambda ov: _geam_relu,
+    ov_doc=("cublasSgeam's arguments and layout (op: 0/'N' none, 1/'T' or 2/'C' transpose; column-major with "
+            "leading dimensions), then a ReLU: C[i, j] := max(alpha * op(A)[i, j] + beta * op(B)[i, j], 0) for "
+            "the m x n matrix C; C is never read; returns None."),
+)
+
 
 def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
     return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
@@ -40,4 +116,9 @@ def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
 
 TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("cublas::cublasSaxpy_v2", SAXPY_SWAPPED),
+    _of("cublas::cublasDaxpy_v2", DAXPY_SWAPPED),
+    _of("cublas::cublasSscal_v2", SSCAL_RELU),
+    _of("cublas::cublasDasum_v2", DASUM_SQUARES),
+    _of("cublas::cublasSger_v2", SGER_RELU),
+    _of("cublas::cublasSgeam", SGEAM_RELU),
 ])
