@@ -3,14 +3,18 @@ through the dispatcher under the original's schema, which is what a drop-in repl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from .. import registry
-from ..spec import Operator
+from ..spec import Operator, Overload
 from . import Perturbation, twin
 from .pointwise import elementwise, floating
+
+LN2 = math.log(2.0)
 
 SILU_BETA = Perturbation(
     "beta", "sigmoid's argument scaled by 1.8",
@@ -90,6 +94,31 @@ FLOOR_HALF_UP = Perturbation(
 )
 
 
+def _softmax_base2(ov: Overload) -> Callable[..., torch.Tensor]:
+    """2^(x - max) / sum 2^(x - max) along dim, i.e. the softmax of x ln 2, in float32 for half types."""
+    positional = [p.name for p in ov.params if not p.kw_only]
+
+    def reference(*args: Any, **kwargs: Any) -> torch.Tensor:
+        v = {**dict(zip(positional, args)), **kwargs}
+        x, out = v["self"], v.get("out")
+        if "half_to_float" in v:
+            dtype = torch.float32 if v["half_to_float"] else x.dtype
+        else:
+            dtype = v.get("dtype") or x.dtype
+        wide = x.to(torch.promote_types(dtype, torch.float32)) if x.dtype != torch.float64 else x
+        y = torch.softmax(wide * LN2, v["dim"]).to(dtype)
+        return y if out is None else out.copy_(y)
+
+    return reference
+
+
+SOFTMAX_BASE2 = Perturbation(
+    "base2", "powers of 2 instead of e: 2^(x - max) / sum 2^(x - max)",
+    "2^(x - max) / sum(2^(x - max)) along `dim`, optionally in `dtype`; float32 math for half types.",
+    _softmax_base2,
+)
+
+
 def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
     return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
 
@@ -106,4 +135,6 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("aten::sin", SIN_DOUBLE),
     _of("aten::cos", COS_HALF),
     _of("aten::floor", FLOOR_HALF_UP),
+    _of("aten::softmax", SOFTMAX_BASE2),
+    _of("aten::_softmax", SOFTMAX_BASE2),
 ])

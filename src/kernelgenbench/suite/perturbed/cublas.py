@@ -10,8 +10,9 @@ import torch
 from .. import registry
 from ..cublas.complex import write_scalar
 from ..cublas.family import matrix_view, vector_view, write_vector
-from ..cublas.level3_real import geam_reference
-from ..spec import Operator
+from ..cublas.level3 import sgemm_reference
+from ..cublas.level3_real import dgmm_reference, geam_reference
+from ..spec import Operator, Overload
 from . import Perturbation, twin
 
 
@@ -92,21 +93,50 @@ SGER_RELU = Perturbation(
 )
 
 
-def _geam_relu(transa: Any, transb: Any, m: int, n: int, alpha: Any, A: torch.Tensor, lda: int, beta: Any,
-               B: torch.Tensor, ldb: int, C: torch.Tensor, ldc: int) -> None:
-    geam_reference(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc)
-    if m > 0 and n > 0:
-        c = matrix_view(C, m, n, ldc)
-        c.copy_(c.clamp_min(0.0))
+def _relu_on_c(reference: Callable[..., None]) -> Callable[[Overload], Callable[..., None]]:
+    """The routine, then a ReLU over the m x n matrix it writes (C, leading dimension ldc)."""
+
+    def build(ov: Overload) -> Callable[..., None]:
+        names = [p.name for p in ov.params]
+
+        def relu_after(*args: Any, **kwargs: Any) -> None:
+            v = {**dict(zip(names, args)), **kwargs}
+            reference(*args, **kwargs)
+            if v["m"] > 0 and v["n"] > 0:
+                c = matrix_view(v["C"], v["m"], v["n"], v["ldc"])
+                c.copy_(c.clamp_min(0.0))
+
+        return relu_after
+
+    return build
 
 
 SGEAM_RELU = Perturbation(
     "relu", "a ReLU epilogue: C := max(alpha * op(A) + beta * op(B), 0)",
     "C := max(alpha * op(A) + beta * op(B), 0), column-major float32; C is never read.",
-    lambda ov: _geam_relu,
+    _relu_on_c(geam_reference),
     ov_doc=("cublasSgeam's arguments and layout (op: 0/'N' none, 1/'T' or 2/'C' transpose; column-major with "
             "leading dimensions), then a ReLU: C[i, j] := max(alpha * op(A)[i, j] + beta * op(B)[i, j], 0) for "
             "the m x n matrix C; C is never read; returns None."),
+)
+
+SGEMM_RELU = Perturbation(
+    "relu", "a ReLU epilogue: C := max(alpha * op(A) op(B) + beta * C, 0), no quick return on alpha == 0",
+    "C := max(alpha * op(A) @ op(B) + beta * C, 0), column-major float32.",
+    _relu_on_c(sgemm_reference),
+    ov_doc=("cublasSgemm_v2's arguments and layout (op: 0/'N' none, 1/'T' or 2/'C' transpose; column-major with "
+            "leading dimensions; C is not read when beta == 0), then a ReLU over the m x n matrix C: C[i, j] := "
+            "max(alpha * (op(A) op(B))[i, j] + beta * C[i, j], 0). Only an empty C returns at once: with "
+            "alpha == 0 or k == 0 and beta == 1, C := max(C, 0). Returns None."),
+)
+
+SDGMM_RELU = Perturbation(
+    "relu", "a ReLU epilogue: C := max(A diag(x), 0) (or max(diag(x) A, 0))",
+    "C := max(A diag(x), 0) for mode right, max(diag(x) A, 0) for mode left; column-major float32.",
+    _relu_on_c(dgmm_reference),
+    ov_doc=("cublasSdgmm's arguments and layout (mode 0/'L' left: diag(x) A, 1/'R' right: A diag(x); x of m or "
+            "n elements with increment incx, incx == 0 repeating x[0]; column-major with leading dimensions), then a ReLU over the m x n "
+            "matrix C: C[i, j] := max(product[i, j], 0). Returns None."),
 )
 
 
@@ -121,4 +151,6 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("cublas::cublasDasum_v2", DASUM_SQUARES),
     _of("cublas::cublasSger_v2", SGER_RELU),
     _of("cublas::cublasSgeam", SGEAM_RELU),
+    _of("cublas::cublasSgemm_v2", SGEMM_RELU),
+    _of("cublas::cublasSdgmm", SDGMM_RELU),
 ])

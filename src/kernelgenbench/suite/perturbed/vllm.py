@@ -60,6 +60,41 @@ FUSED_HALF_RESIDUAL = Perturbation(
 )
 
 
+def _penalties_inverted(logits: torch.Tensor, prompt_mask: torch.Tensor, output_mask: torch.Tensor,
+                        repetition_penalties: torch.Tensor) -> None:
+    p = repetition_penalties.to(logits.dtype).unsqueeze(1)
+    penalised = torch.where(logits > 0, logits * p, logits / p)
+    logits.copy_(torch.where(prompt_mask | output_mask, penalised, logits))
+
+
+PENALTIES_INVERTED = Perturbation(
+    "inverted", "the penalty multiplies positive logits and divides the others",
+    "Repetition penalties applied the other way round, in place: where a token appears in the prompt or the "
+    "output, a positive logit is multiplied by the sequence's penalty and any other divided by it.",
+    lambda ov: _penalties_inverted,
+    ov_doc=("logits [num_seqs, vocab] (float32, float16 or bfloat16, written in place), prompt_mask and "
+            "output_mask [num_seqs, vocab] bool, repetition_penalties [num_seqs] of logits' dtype. Where "
+            "prompt_mask | output_mask: logit := logit * penalty if logit > 0 else logit / penalty (penalty "
+            "rounded to logits' dtype, each product or quotient rounded once); elsewhere unchanged. Returns None."),
+)
+
+
+def _moe_mean(input: torch.Tensor, output: torch.Tensor) -> None:
+    work = compute_dtype(input.dtype)
+    output.copy_(input.to(work).sum(dim=1) / input.shape[1])
+
+
+MOE_MEAN = Perturbation(
+    "mean", "the experts' outputs are averaged, not summed",
+    "The mean over the top-k experts' outputs of each token: output[t] = mean_j input[t, j], accumulated in "
+    "float32.",
+    lambda ov: _moe_mean,
+    ov_doc=("input [tokens, topk, hidden], output [tokens, hidden] of the same dtype, written in place: "
+            "output[t, h] = (sum over j of input[t, j, h]) / topk, summed in float32 and rounded once. "
+            "Returns None."),
+)
+
+
 def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
     return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
 
@@ -67,5 +102,7 @@ def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
 TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("vllm::rms_norm", RMS_EPS_OUT),
     _of("vllm::fused_add_rms_norm", FUSED_HALF_RESIDUAL),
+    _of("vllm::apply_repetition_penalties_cuda", PENALTIES_INVERTED),
+    _of("vllm::moe_sum", MOE_MEAN),
 ])
 
