@@ -93,6 +93,12 @@ FLOOR_HALF_UP = Perturbation(
     elementwise(lambda self: torch.floor(self + 0.5)), keep=floating,
 )
 
+ERFC_DOUBLE = Perturbation(
+    "double", "the argument is doubled: erfc(2x)",
+    "The complementary error function of 2x, erfc(2x) = 1 - erf(2x), elementwise; floating inputs.",
+    elementwise(lambda self: torch.erfc(2.0 * self)), keep=floating,
+)
+
 
 def _softmax_base2(ov: Overload) -> Callable[..., torch.Tensor]:
     """2^(x - max) / sum 2^(x - max) along dim, i.e. the softmax of x ln 2, in float32 for half types."""
@@ -135,6 +141,7 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("aten::sin", SIN_DOUBLE),
     _of("aten::cos", COS_HALF),
     _of("aten::floor", FLOOR_HALF_UP),
+    _of("aten::erfc", ERFC_DOUBLE),
     _of("aten::softmax", SOFTMAX_BASE2),
     _of("aten::_softmax", SOFTMAX_BASE2),
 ])

@@ -140,6 +140,22 @@ SDGMM_RELU = Perturbation(
 )
 
 
+def _copy_negated(n: int, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
+    if n <= 0:
+        return
+    write_vector(y, n, incy, -vector_view(x, n, incx))
+
+
+DCOPY_NEGATED = Perturbation(
+    "negated", "the copy is negated: y := -x",
+    "y := -x on strided float64 vectors: a negating copy.",
+    lambda ov: _copy_negated,
+    ov_doc=("y[k] := -x[k] for the logical elements k = 0..n-1 of the float64 vectors x (increment incx) and "
+            "y (increment incy); nothing happens when n <= 0; y is never read; increments may be negative "
+            "(starting at the far end of the storage, as in BLAS). Returns None."),
+)
+
+
 def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
     return f"{op_id}~{p.tag}", lambda: twin(registry.get(op_id), p)
 
@@ -153,4 +169,5 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("cublas::cublasSgeam", SGEAM_RELU),
     _of("cublas::cublasSgemm_v2", SGEMM_RELU),
     _of("cublas::cublasSdgmm", SDGMM_RELU),
+    _of("cublas::cublasDcopy_v2", DCOPY_NEGATED),
 ])

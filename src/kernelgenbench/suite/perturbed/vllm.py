@@ -10,7 +10,7 @@ from .. import registry
 from ..build import build_cases, sample
 from ..spec import Operator, Overload, Sample, Size
 from ..vllm.family import compute_dtype
-from ..vllm.norm import rms_norm_sampler
+from ..vllm.norm import fused_add_rms_norm_sampler, rms_norm_sampler
 from . import Perturbation, twin
 
 # Epsilons large enough that where they enter shows (rows have a mean square near 1).
@@ -23,9 +23,12 @@ def _rms_eps_out(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, e
     out.copy_(scaled.to(input.dtype) * weight)
 
 
-def _large_epsilon(ov: Overload, size: Size) -> Iterator[Sample]:
-    for i, s in enumerate(rms_norm_sampler(ov, size)):
-        yield sample({**s.values, "epsilon": LARGE_EPSILONS[i % 2]})
+def _large_epsilon(sampler: Callable[[Overload, Size], Iterator[Sample]]) -> Callable[[Overload, Size], Iterator[Sample]]:
+    def draw(ov: Overload, size: Size) -> Iterator[Sample]:
+        for i, s in enumerate(sampler(ov, size)):
+            yield sample({**s.values, "epsilon": LARGE_EPSILONS[i % 2]})
+
+    return draw
 
 
 RMS_EPS_OUT = Perturbation(
@@ -33,7 +36,7 @@ RMS_EPS_OUT = Perturbation(
     "RMSNorm with epsilon outside the root: out = round(x / (sqrt(mean(x^2, -1)) + epsilon)) * weight, "
     "statistics in float32.",
     lambda ov: _rms_eps_out,
-    cases=lambda ovs: build_cases(ovs, _large_epsilon),
+    cases=lambda ovs: build_cases(ovs, _large_epsilon(rms_norm_sampler)),
     ov_doc=("input [..., hidden] of rank 2 to 4, any strides; weight [hidden]; out: a contiguous tensor "
             "shaped like input, written in place. Per row, in float32: d = sqrt(mean(x^2)) + epsilon; "
             "out = (x / d rounded to input.dtype) * weight. Returns None."),
@@ -57,6 +60,25 @@ FUSED_HALF_RESIDUAL = Perturbation(
     ov_doc=("input and residual [..., hidden] (residual contiguous), weight [hidden], one dtype. "
             "z = input + 0.5 * residual rounded to the dtype; residual <- z; input <- (z * rsqrt(mean(z^2) "
             "+ epsilon) rounded to the dtype) * weight, statistics in float32. Returns None."),
+)
+
+
+def _fused_eps_out(input: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
+    z = input + residual
+    residual.copy_(z)
+    zf = z.to(compute_dtype(z.dtype))
+    input.copy_((zf / (zf.square().mean(dim=-1, keepdim=True).sqrt() + epsilon)).to(z.dtype) * weight)
+
+
+FUSED_EPS_OUT = Perturbation(
+    "eps_out", RMS_EPS_OUT.what,
+    "Residual add then RMSNorm with epsilon outside the root, in place: residual <- input + residual; "
+    "input <- round(residual / (sqrt(mean(residual^2, -1)) + epsilon)) * weight.",
+    lambda ov: _fused_eps_out,
+    cases=lambda ovs: build_cases(ovs, _large_epsilon(fused_add_rms_norm_sampler)),
+    ov_doc=("input and residual [..., hidden] (residual contiguous), weight [hidden], one dtype. z = input + "
+            "residual rounded to the dtype; residual <- z; input <- (z / (sqrt(mean(z^2)) + epsilon) rounded to "
+            "the dtype) * weight, statistics in float32. Returns None."),
 )
 
 
@@ -102,6 +124,7 @@ def _of(op_id: str, p: Perturbation) -> tuple[str, Callable[[], Operator]]:
 TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("vllm::rms_norm", RMS_EPS_OUT),
     _of("vllm::fused_add_rms_norm", FUSED_HALF_RESIDUAL),
+    _of("vllm::fused_add_rms_norm", FUSED_EPS_OUT),
     _of("vllm::apply_repetition_penalties_cuda", PENALTIES_INVERTED),
     _of("vllm::moe_sum", MOE_MEAN),
 ])
