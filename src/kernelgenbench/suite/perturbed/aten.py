@@ -99,6 +99,13 @@ ERFC_DOUBLE = Perturbation(
     elementwise(lambda self: torch.erfc(2.0 * self)), keep=floating,
 )
 
+HEAVISIDE_MIRRORED = Perturbation(
+    "mirrored", "the step is mirrored: 1 below zero, 0 above",
+    "The mirrored step function: 1 where x < 0, `values` where x == 0, 0 where x > 0 (and at NaN); x and "
+    "values broadcast and share a dtype.",
+    elementwise(lambda self, values: torch.where(self == 0, values, (self < 0).to(values.dtype))),
+)
+
 
 def _softmax_base2(ov: Overload) -> Callable[..., torch.Tensor]:
     """2^(x - max) / sum 2^(x - max) along dim, i.e. the softmax of x ln 2, in float32 for half types."""
@@ -142,6 +149,7 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("aten::cos", COS_HALF),
     _of("aten::floor", FLOOR_HALF_UP),
     _of("aten::erfc", ERFC_DOUBLE),
+    _of("aten::heaviside", HEAVISIDE_MIRRORED),
     _of("aten::softmax", SOFTMAX_BASE2),
     _of("aten::_softmax", SOFTMAX_BASE2),
 ])
