@@ -135,8 +135,8 @@ SDGMM_RELU = Perturbation(
     "C := max(A diag(x), 0) for mode right, max(diag(x) A, 0) for mode left; column-major float32.",
     _relu_on_c(dgmm_reference),
     ov_doc=("cublasSdgmm's arguments and layout (mode 0/'L' left: diag(x) A, 1/'R' right: A diag(x); x of m or "
-            "n elements with increment incx, incx == 0 repeating x[0]; column-major with leading dimensions), then a ReLU over the m x n "
-            "matrix C: C[i, j] := max(product[i, j], 0). Returns None."),
+            "n elements with increment incx, incx == 0 repeating x[0]; column-major with leading dimensions), "
+            "then a ReLU over the m x n matrix C: C[i, j] := max(product[i, j], 0). Returns None."),
 )
 
 

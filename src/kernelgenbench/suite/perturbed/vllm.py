@@ -23,7 +23,11 @@ def _rms_eps_out(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, e
     out.copy_(scaled.to(input.dtype) * weight)
 
 
-def _large_epsilon(sampler: Callable[[Overload, Size], Iterator[Sample]]) -> Callable[[Overload, Size], Iterator[Sample]]:
+Sampler = Callable[[Overload, Size], Iterator[Sample]]
+
+
+def _large_epsilon(sampler: Sampler) -> Sampler:
+    """The sampler's cases with epsilons near 1."""
     def draw(ov: Overload, size: Size) -> Iterator[Sample]:
         for i, s in enumerate(sampler(ov, size)):
             yield sample({**s.values, "epsilon": LARGE_EPSILONS[i % 2]})
@@ -89,6 +93,13 @@ def _penalties_inverted(logits: torch.Tensor, prompt_mask: torch.Tensor, output_
     logits.copy_(torch.where(prompt_mask | output_mask, penalised, logits))
 
 
+def _penalties_both(logits: torch.Tensor, prompt_mask: torch.Tensor, output_mask: torch.Tensor,
+                    repetition_penalties: torch.Tensor) -> None:
+    p = repetition_penalties.to(logits.dtype).unsqueeze(1)
+    penalised = torch.where(logits > 0, logits / p, logits * p)
+    logits.copy_(torch.where(prompt_mask & output_mask, penalised, logits))
+
+
 PENALTIES_INVERTED = Perturbation(
     "inverted", "the penalty multiplies positive logits and divides the others",
     "Repetition penalties applied the other way round, in place: where a token appears in the prompt or the "
@@ -105,6 +116,16 @@ def _moe_mean(input: torch.Tensor, output: torch.Tensor) -> None:
     work = compute_dtype(input.dtype)
     output.copy_(input.to(work).sum(dim=1) / input.shape[1])
 
+PENALTIES_BOTH = Perturbation(
+    "both_masks", "only tokens in both the prompt and the output are penalised",
+    "Repetition penalties, in place, only where a token appears in the prompt AND in the output: there a "
+    "positive logit is divided by the sequence's penalty and any other multiplied by it.",
+    lambda ov: _penalties_both,
+    ov_doc=("logits [num_seqs, vocab] (float32, float16 or bfloat16, written in place), prompt_mask and "
+            "output_mask [num_seqs, vocab] bool, repetition_penalties [num_seqs] of logits' dtype. Where "
+            "prompt_mask & output_mask: logit := logit / penalty if logit > 0 else logit * penalty (penalty "
+            "rounded to logits' dtype, each quotient or product rounded once); elsewhere unchanged. Returns None."),
+)
 
 MOE_MEAN = Perturbation(
     "mean", "the experts' outputs are averaged, not summed",
@@ -126,6 +147,7 @@ TWINS: dict[str, Callable[[], Operator]] = dict([
     _of("vllm::fused_add_rms_norm", FUSED_HALF_RESIDUAL),
     _of("vllm::fused_add_rms_norm", FUSED_EPS_OUT),
     _of("vllm::apply_repetition_penalties_cuda", PENALTIES_INVERTED),
+    _of("vllm::apply_repetition_penalties_cuda", PENALTIES_BOTH),
     _of("vllm::moe_sum", MOE_MEAN),
 ])
 
