@@ -17,7 +17,7 @@ from typing import Any
 
 from .conftest import CANDIDATES
 
-OP = re.compile(r"replaces [^`]*`([a-z]+::\w+)`")
+OP = re.compile(r"replaces [^`]*`([a-z]+::\w+(?:~\w+)?)`")  # a perturbed twin: `aten::silu~beta`
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from kernelgenbench.verify.audit import audit_operator
 
 
 @pytest.mark.sweep
-@pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
+@pytest.mark.parametrize("op", registry.specified() + registry.twins(), ids=lambda o: o.id)
 def test_no_null_candidate_survives_an_operator(op):
     result = audit_operator(op, "cpu", ("small",), seed=4242)
     if op.compare == "strides":

@@ -1,4 +1,4 @@
-"""Positive controls: every shipped solution passes every small case in the interpreter."""
+"""Positive controls: every shipped solution (perturbed twins' too) passes every small case in the interpreter."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SEEDS = [2026, secrets.randbits(47)]
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("seed", SEEDS, ids=["fixed-seed", "fresh-seed"])
-@pytest.mark.parametrize("op", registry.specified(), ids=lambda o: o.id)
+@pytest.mark.parametrize("op", registry.specified() + registry.twins(), ids=lambda o: o.id)
 def test_reference_solution_passes(op, seed):
     v = api.verify_file(candidate_path(solutions_dir(), op.id), op.id, device="cpu", seed=seed, timeout_s=900)
     assert v.status is Status.PASS, f"seed {seed}: {v.reason} (case {v.failing_case})\n{v.traceback or ''}"

@@ -17,7 +17,7 @@ from .platforms import Platform, detect, profile
 from .sandbox import Limits, Request, judge
 from .store import Store, StoreError
 from .suite import registry
-from .suite.spec import SIZES
+from .suite.spec import SIZES, TWIN_MARK
 from .verify import rules
 from .verify.audit import OperatorAudit, audit_operator
 from .verify.pipeline import CHECKS, Plan
@@ -131,7 +131,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         name: str | None = None, fresh: bool = False, workers: int | None = None,
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
-        executor: str | None = None, address: str | None = None, on_outcome: Callable[[Outcome], None] | None = None,
+        executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
@@ -143,7 +144,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     replays CUDA graphs; `quick_timing` takes fewer samples, for sweeps over many operators);
     `tiers` picks the correctness size tiers (default: all the platform affords). `executor` is
     `local` (default: sandboxed workers on this machine) or `ray` (Ray tasks on the cluster at
-    `address`; see execute/cluster.py).
+    `address`; see execute/cluster.py). `with_perturbed` adds the perturbed twins of the chosen
+    operators (`suite/perturbed`), so the report can show the original-vs-twin gap.
     """
     try:
         file = load(config) if config is not None else {}
@@ -152,11 +154,11 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf, "graph": graph,
              "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
-             **method_options}
+             "with_perturbed": with_perturbed, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices",
-                 "perf", "graph", "tiers", "quick_timing", "executor", "address")}
+                 "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -164,6 +166,12 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
+    if campaign["with_perturbed"]:
+        twins = [t for t in registry.twins_of(chosen) if t not in chosen]
+        if not twins:
+            raise UsageError("--with-perturbed: none of the chosen operators has a perturbed twin "
+                             "(see `kgbench ops --perturbed`)")
+        chosen = chosen + twins
     m = methods.create(campaign["method"], **options)
     platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
     plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes))
@@ -283,7 +291,8 @@ def _mc_report(db: str | Path, run_ref: str | list[str] | None, fmt: str, view: 
         missing = [ref for ref, run in zip(refs, runs) if run is None]
         if missing:
             raise UsageError(f"no run {missing[0]!r} in {db}")
-        return render_mc(mc_tables([(r, list(store.rows(r.id))) for r in runs if r is not None], reference), fmt)
+        return render_mc(mc_tables([(r, [row for row in store.rows(r.id) if TWIN_MARK not in row.op])
+                                    for r in runs if r is not None], reference), fmt)
 
 
 def audit(ops: list[str] | None = None, *, device: str | None = None, seed: int | None = None,

@@ -37,8 +37,13 @@ def _ops_list(ops: Optional[str]) -> list[str] | None:
 
 @app.command()
 def ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
-        view: str = typer.Option("MS", help="MS (all 210) or MC (the 110 ATen operators)")) -> None:
+        view: str = typer.Option("MS", help="MS (all 210) or MC (the 110 ATen operators)"),
+        perturbed: bool = typer.Option(False, "--perturbed", help="list the perturbed twins (contamination "
+                                       "probes) instead")) -> None:
     """List the suite's operators with their status (specified or not yet) and case counts."""
+    if perturbed:
+        _twins(source)
+        return
     if view not in registry.VIEWS:
         raise api.UsageError(f"unknown view {view!r}: use MS or MC")
     if source is not None and source not in registry.VIEWS["MS"]:
@@ -62,6 +67,22 @@ def ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
     spec = sum(totals[s + ":spec"] for s in sources)
     parts = ", ".join(f"{s} {totals[s + ':spec']}/{totals[s]}" for s in sources)
     out.print(f"{spec} of {sum(totals[s] for s in sources)} operators specified ({parts}); view {view}")
+
+
+def _twins(source: Optional[str]) -> None:
+    if source is not None and source not in registry.VIEWS["MS"]:
+        raise api.UsageError(f"unknown source {source!r}: use aten, vllm or cublas")
+    table = Table(Column("twin", no_wrap=True), Column("original", no_wrap=True), "what changed",
+                  "cases small/large/perf (public)")
+    twins = registry.twins(source)
+    for t in twins:
+        sizes = Counter(c.size for c in t.cases)
+        public = sum(c.visibility == "public" for c in t.cases)
+        table.add_row(t.id, t.twin_of, t.perturbation, f"{sizes['small']}/{sizes['large']}/{sizes['perf']} ({public})")
+    out.print(table)
+    counts = Counter(t.source for t in twins)
+    per_source = ", ".join(f"{s} {counts[s]}" for s in registry.VIEWS["MS"] if counts[s])
+    out.print(f"{len(twins)} perturbed twins ({per_source}); never counted in MS or MC", markup=False)
 
 
 @app.command()
@@ -214,7 +235,10 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         quick_timing: Optional[bool] = typer.Option(None, "--quick-timing", help="with --perf: 30 samples (or "
                                                     "0.3 s) a side per case, for sweeps over many operators"),
         tiers: Optional[str] = typer.Option(None, help="correctness size tiers, e.g. small,large (default: "
-                                            "all the platform affords)")) -> None:
+                                            "all the platform affords)"),
+        with_perturbed: Optional[bool] = typer.Option(None, "--with-perturbed", help="also run the perturbed "
+                                                      "twins of the chosen operators (the report shows the gap)")
+        ) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
 
@@ -239,7 +263,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
                      perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
-                     executor=executor, address=address, on_outcome=progress, on_timing=timed)
+                     executor=executor, address=address, with_perturbed=with_perturbed, on_outcome=progress,
+                     on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "

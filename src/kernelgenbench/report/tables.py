@@ -23,6 +23,7 @@ from ..metrics import (
 )
 from ..store import NO_CODE, Row, Run
 from ..suite import registry
+from ..suite.spec import TWIN_MARK
 from ..verify.verdict import Status
 from .taxonomy import difficulty, failing_semantics, family_of, summaries_by
 
@@ -272,12 +273,24 @@ FORMATS: dict[str, Callable[[Run, list[Row]], str]] = {"md": _markdown, "json": 
 
 
 def render(run: Run, rows: list[Row], fmt: str = "md") -> str:
-    return FORMATS[fmt](run, rows)
+    """The run's tables over the suite's operators; perturbed twins, when the run has any, only in
+    the gap section (md, json) and the CSV's per-operator rows."""
+    from . import gap
+
+    suite_rows, twin_rows = gap.split_twins(rows)
+    found = gap.gap(rows) if twin_rows else None
+    if fmt == "csv" or not twin_rows:
+        return FORMATS[fmt](run, rows)
+    text = FORMATS[fmt](run, suite_rows)
+    if fmt == "json":
+        return json.dumps({**json.loads(text), "perturbed": gap.as_json(found) if found else None,
+                           "perturbed_operators": [r.__dict__ for r in twin_rows]}, indent=2)
+    return text + "\n" + (gap.markdown(found) if found else "## Perturbed twins\n\nNo twin ran beside its original.\n")
 
 
 def render_comparison(runs: list[tuple[Run, list[Row]]], fmt: str = "md") -> str:
     """Several runs side by side: accuracy, and speed on the operators every one of them passed."""
-    rows_by_run = {run.name: rows for run, rows in runs}
+    rows_by_run = {run.name: [r for r in rows if TWIN_MARK not in r.op] for run, rows in runs}
     header, body = _comparison_table(compare_runs(rows_by_run), {run.name: run for run, _ in runs}, rows_by_run)
     if fmt == "json":
         return json.dumps([dict(zip(header, line)) for line in body], indent=2)

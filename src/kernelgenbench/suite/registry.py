@@ -1,6 +1,7 @@
 """Every operator by id. Specified operators are built on first use, per source.
 
-Views: MS is all 210 operators; MC is the 110 ATen operators, run on every platform.
+Views: MS is all 210 operators; MC is the 110 ATen operators, run on every platform. Perturbed
+twins (`suite/perturbed`, ids like `aten::silu~beta`) are listed apart and never count in a view.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .catalog import NAMES
-from .spec import SOURCES, Operator
+from .spec import SOURCES, TWIN_MARK, Operator
 
 VIEWS: dict[str, tuple[str, ...]] = {"MS": SOURCES, "MC": ("aten",)}
 
@@ -54,9 +55,44 @@ def _build(op_id: str) -> Operator:
     return op
 
 
+@cache
+def _twin_factories() -> dict[str, Callable[[], Operator]]:
+    """Twin id -> record builder, over every source's twins."""
+    factories: dict[str, Callable[[], Operator]] = {}
+    for source in SOURCES:
+        factories.update(importlib.import_module(f"{__package__}.perturbed.{source}").TWINS)
+    return factories
+
+
+@cache
+def _build_twin(op_id: str) -> Operator:
+    op = _twin_factories()[op_id]()
+    assert op.id == op_id and op.twin_of, f"{op_id} builds {op.id}"
+    return op
+
+
+def twin_ids(source: str | None = None) -> tuple[str, ...]:
+    return tuple(i for i in _twin_factories() if source is None or i.startswith(f"{source}::"))
+
+
+def twins(source: str | None = None) -> list[Operator]:
+    """The perturbed twins (of one source), in their modules' order."""
+    return [_build_twin(i) for i in twin_ids(source)]
+
+
+def twins_of(ops: list[Operator]) -> list[Operator]:
+    """The twins of the given originals, each once."""
+    wanted = {op.id for op in ops}
+    return [t for t in twins() if t.twin_of in wanted]
+
+
 def normalize(op_id: str) -> str:
-    """Accept `aten::softmax`, `aten.softmax` or a bare unique name like `softmax`."""
+    """Accept `aten::softmax`, `aten.softmax` or a bare unique name like `softmax`; a twin by its id."""
     op_id = op_id.strip()
+    if TWIN_MARK in op_id:
+        if op_id not in _twin_factories():
+            raise UnknownOperator(f"unknown perturbed twin {op_id!r} (see `kgbench ops --perturbed`)")
+        return op_id
     if "::" in op_id:
         candidate = op_id
     elif "." in op_id and op_id.split(".", 1)[0] in SOURCES:
@@ -74,13 +110,18 @@ def normalize(op_id: str) -> str:
 
 
 def is_specified(op_id: str) -> bool:
-    source, name = normalize(op_id).split("::", 1)
+    oid = normalize(op_id)
+    if TWIN_MARK in oid:
+        return True
+    source, name = oid.split("::", 1)
     return name in _factories(source)
 
 
 def get(op_id: str) -> Operator:
     """The operator record; raises UnknownOperator for a name outside the suite or not yet specified."""
     oid = normalize(op_id)
+    if TWIN_MARK in oid:
+        return _build_twin(oid)
     if not is_specified(oid):
         raise UnknownOperator(f"{oid} is in the suite but not specified yet (see `kgbench ops`)")
     return _build(oid)

@@ -32,6 +32,7 @@ Work = Literal["compute", "data", "view", "read", "random"]
 Compare = Literal["values", "values_and_strides", "strides", "distribution"]
 
 SOURCES: tuple[Source, ...] = ("aten", "vllm", "cublas")
+TWIN_MARK = "~"  # joins an operator's id and a perturbed twin's tag: `aten::silu~beta`
 
 WORK_MEANING: dict[str, str] = {
     "compute": "computes values: a Triton kernel does the math; host code may also copy, cast and fill",
@@ -329,6 +330,9 @@ class Operator:
     # Scalars host code may read per call (`.item()`) where an output's size depends on input
     # values (the True count of a bool mask): ATen reads them too, to allocate the output.
     size_reads: int = 0
+    # A perturbed twin (`suite/perturbed`): the id of the operator it perturbs, and what changed.
+    twin_of: str = ""
+    perturbation: str = ""
 
     @property
     def timed(self) -> bool:
@@ -337,7 +341,8 @@ class Operator:
 
     @property
     def name(self) -> str:
-        return self.id.split("::", 1)[1]
+        """The name a candidate's contract uses: a twin (`vllm::rms_norm~eps_out`) keeps its original's."""
+        return self.id.split("::", 1)[1].split(TWIN_MARK, 1)[0]
 
     def overload(self, name: str) -> Overload:
         for ov in self.overloads:

@@ -2,7 +2,9 @@
 
 For every case, the outputs of five null candidates are judged exactly as a candidate's would be:
 zeros, uninitialised memory, a copy of an input (for in-place outputs: left unchanged), a constant
-equal to the reference's mean, and the native op computed in a lower precision. A null may pass a
+equal to the reference's mean, and the native op computed in a lower precision; for a perturbed
+twin also its original's contract (the original's native op on the twin's inputs: a recited
+answer), which must fail too, or the twin could not tell recall from derivation. A null may pass a
 degenerate case (a dimension of size one, a BLAS quick return) where its answer is the right one;
 it must never pass every case of an overload, or the suite could not tell it from a kernel.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 import torch
 
+from ..suite import registry
 from ..suite.inputs import clone_values, rebased
 from ..suite.spec import Case, Operator, Overload
 from .correctness import case_inputs, check_values, expected_outputs, outputs_of, scalar_problem, written
@@ -70,6 +73,18 @@ def _lower_precision(op: Operator, ov: Overload, values: dict[str, Any], device:
         return None
 
 
+def _original_contract(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> list[Any] | None:
+    """A twin's original, natively, on the twin's inputs: what a candidate that recites it returns."""
+    original = registry.get(op.twin_of)
+    try:
+        mine = original.overload(ov.name)
+        given = rebased(clone_values(values), values)
+        args, kwargs = mine.split(given)
+        return outputs_of(mine, original.native(device, mine)(*args, **kwargs), given)
+    except (KeyError, RuntimeError, TypeError, ValueError):
+        return None
+
+
 def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: list[Any], native: list[Any],
                  device: str) -> Iterator[tuple[str, list[Any]]]:
     before = written(ov, values)
@@ -99,6 +114,9 @@ def null_outputs(op: Operator, ov: Overload, values: dict[str, Any], reference: 
     low = None if op.compare == "distribution" else _lower_precision(op, ov, values, device)  # draws are no null
     if low is not None:
         yield "lower precision", low
+    recited = _original_contract(op, ov, values, device) if op.twin_of else None
+    if recited is not None:
+        yield "original contract", recited
 
 
 def _is_answer(out: Any, native: Any) -> bool:
