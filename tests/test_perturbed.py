@@ -101,6 +101,9 @@ def test_a_model_reciting_originals_shows_a_significant_gap_and_an_honest_one_no
 
     md = api.report(tmp_path / "gap.db", "recites", "md")
     assert "## Perturbed twins: the gap" in md and "| accuracy: original minus twin (points) | 100.0 |" in md
+    page = api.report_html(tmp_path / "gap.db", tmp_path / "site", ["recites", "derives"]).read_text()
+    gaps = page[page.index('<section id="perturbed">'):page.index('<section id="failures">')]
+    assert gaps.count("<h3>") == 2 and gaps.count("<td>significant</td>") == 1  # the reciting run's accuracy
 
 
 def _row(op: str, sample: int, status: str, speedup: float | None) -> Row:

@@ -134,3 +134,18 @@ def test_a_case_beyond_the_floor_is_counted_and_capped(tmp_path):
     data = json.loads(api.report(str(path), "f", "json"))
     assert data["operators"][0]["speedup"] == pytest.approx(10.0)
     assert data["speed"][-1]["cases_over_bandwidth_floor"] == 1
+
+
+def test_a_verdict_holding_nan_and_infinity_still_reports(tmp_path):
+    """A candidate's error figures can be NaN or infinite; Python's JSON stores them, SQLite's JSON
+    functions reject them: the report reads every verdict whatever its figures."""
+    path = tmp_path / "n.db"
+    with Store(path) as store:
+        run = store.open_run("n", "files", {"samples": 1}, "cuda", {}, 1)
+        aid = store.add_attempt(run.id, "aten::add", "files", "code")
+        store.put_verdict(aid, Verdict(op="aten::add", status=Status.WRONG_RESULT, reason="nan",
+                                       extra={"figures": {"max_err": math.nan, "ratio": math.inf},
+                                              "unsupported": {"cases": 2}}))
+        (row,) = list(store.rows(run.id))
+    assert row.status == "wrong_result" and row.unsupported == 2
+    assert "wrong_result" in api.report(str(path), "n", "md")

@@ -369,7 +369,7 @@ class Store:
              "CASE WHEN v.status='pass' AND t.status IS NOT NULL AND t.status!='pass' THEN 'timing: ' || t.reason "
              "ELSE v.reason END, "
              "v.failing_case, v.worst_ratio, v.n_cases, v.seconds, a.model, c.tokens_in, c.tokens_out, c.wall_s, "
-             "t.speedup, t.detail, a.code_sha, COALESCE(json_extract(v.detail, '$.extra.unsupported.cases'), 0) "
+             "t.speedup, t.detail, a.code_sha, v.detail "
              "FROM attempts a JOIN runs r ON r.id = a.run_id "
              "LEFT JOIN verdicts v ON v.attempt_id = a.id LEFT JOIN costs c ON c.attempt_id = a.id "
              "LEFT JOIN timings t ON t.attempt_id = a.id "
@@ -378,8 +378,10 @@ class Store:
             detail = json.loads(r[15]) if r[15] else {}
             timing = detail.get("extra", {}).get("timing", {})
             flagged = sum(1 for c in timing.get("cases", []) if c.get("flags"))
+            # parsed here, not with SQLite's json_extract: Python's JSON holds NaN and Infinity, SQLite's does not
+            unsupported = (json.loads(r[17]).get("extra") or {}).get("unsupported", {}).get("cases", 0) if r[17] else 0
             yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged, baseline=timing.get("baseline"),
-                      code_sha=r[16], unsupported=r[17])
+                      code_sha=r[16], unsupported=unsupported)
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""

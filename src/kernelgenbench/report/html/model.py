@@ -9,6 +9,7 @@ from ...metrics import Cost, SpeedSummary, Summary, by_source, cost, speed_by_so
 from ...store import Row, Run, Store
 from ...verify.timing import CaseTiming
 from ...verify.verdict import Verdict
+from ..gap import Gap, gap, split_twins
 from ..tables import _prices, _speed_rows, _timed
 
 
@@ -28,6 +29,7 @@ class RunView:
     accuracy_ci: tuple[float, float] | None
     cost: Cost
     sources: tuple[SourceView, ...]  # aten, vllm, cublas as present, then `all`
+    gap: Gap | None = None  # originals against their perturbed twins, when the run has twins
 
     @property
     def name(self) -> str:
@@ -82,12 +84,15 @@ class SiteData:
         return [r for v in self.runs for r in v.rows]
 
 
-def _run_view(run: Run, rows: list[Row]) -> RunView:
+def _run_view(run: Run, all_rows: list[Row]) -> RunView:
+    """The suite's figures over the run's operators, perturbed twins left out (they have the gap)."""
+    rows, twins = split_twins(all_rows)
     timed = _timed(rows)
     speeds = {s.group: s for s in speed_by_source(_speed_rows(rows))} if timed else {}
     sources = tuple(SourceView(s.group, s, speeds.get(s.group)) for s in by_source(rows))
     accuracy_ci = speed_summary(rows, "all").accuracy_ci if rows else None
-    return RunView(run, tuple(rows), accuracy_ci, cost(rows, "all", _prices(run)), sources)
+    return RunView(run, tuple(rows), accuracy_ci, cost(rows, "all", _prices(run)), sources,
+                   gap(all_rows) if twins else None)
 
 
 def _attempts(store: Store, run: Run, rows: list[Row]) -> list[AttemptView]:

@@ -20,6 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from ...verify.verdict import Status
+from ..gap import MIN_PAIRS
 from ..tables import BASELINE_NAMES, STATUS_ORDER
 from ..taxonomy import difficulty, failing_semantics, family_of, summaries_by
 from .model import AttemptView, SiteData
@@ -109,7 +110,7 @@ def build_site(data: SiteData, out: Path, *, title: str) -> Path:
         difficulty=difficulty(data.rows_by_run),
         by_source=summaries_by(rows, lambda r: r.source),
         by_family=summaries_by(rows, lambda r: family_of(r.op)),
-        semantics=failing_semantics(rows))
+        semantics=failing_semantics(rows), min_pairs=MIN_PAIRS)
     target = out / "index.html"
     target.write_text(index, encoding="utf-8")
     page = env.get_template("operator.html.j2")
