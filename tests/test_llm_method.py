@@ -95,7 +95,8 @@ def test_llm_campaign_killed_and_resumed_sends_no_request_twice(tmp_path):
     assert [g.status for g in state.generations("aten::silu")] == [429, 200]
 
     md = _kgbench("report", "--db", str(db), env=env).stdout
-    assert "| aten | 3 | 5 | 1 | 33.3 | 33.3 | 33.3 |" in md and "pass@2 (%)" in md and "no_code" in md
+    assert "| aten | 3 | 5 | 1 | 33.3 | 33.3 [0.0, 100.0] | 33.3 [0.0, 100.0] |" in md and "no_code" in md
+    assert "pass@2 (%) [95% CI]" in md
     assert "## Cost" in md
     data = json.loads(_kgbench("report", "--db", str(db), "--format", "json", env=env).stdout)
     cost = data["cost"][-1]
@@ -128,6 +129,7 @@ def test_anthropic_n_samples_without_early_stopping(tmp_path, monkeypatch):
     assert len(state.generations()) == 2
     data = json.loads(api.report(tmp_path / "k.db", "n2", "json"))
     assert data["by_source"][0]["pass_at_k"] == {"1": 0.5, "2": 1.0}
+    assert data["by_source"][0]["pass_at_k_ci95"]["2"] == [1.0, 1.0]  # one operator: a point
     httpd.shutdown()
 
 
@@ -151,7 +153,7 @@ def test_reflect_sends_each_verdict_back_until_a_pass(tmp_path):
     assert "Failing case: silu: self=float32[]." in first and "Traceback" in first
     assert sent[2][4]["content"].startswith("Your file was judged: no_code.")
     md = api.report(db, None, "md")
-    assert "| aten | 1 | 3 | 1 | 100.0 | 100.0 |" in md
+    assert "| aten | 1 | 3 | 1 | 100.0 | 100.0 [100.0, 100.0] |" in md
     httpd.shutdown()
 
 

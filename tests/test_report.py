@@ -149,3 +149,25 @@ def test_a_verdict_holding_nan_and_infinity_still_reports(tmp_path):
         (row,) = list(store.rows(run.id))
     assert row.status == "wrong_result" and row.unsupported == 2
     assert "wrong_result" in api.report(str(path), "n", "md")
+
+
+def _op_row(run: str, op: str, status: str, speedup: float | None):
+    from kernelgenbench.store import Row
+
+    return Row(run, op, "aten", 0, 0, status, None, None, None, 1, 1.0, speedup=speedup, baseline="library")
+
+
+def test_a_later_run_is_set_against_the_first_with_paired_intervals():
+    from kernelgenbench.metrics import differences
+
+    ops = [f"aten::op{i}" for i in range(12)]
+    base = [_op_row("a", op, "pass", 1.0 + 0.1 * i) for i, op in enumerate(ops)]
+    faster = [_op_row("b", op, "pass", 1.5 * (1.0 + 0.1 * i)) for i, op in enumerate(ops)]
+    same = [_op_row("c", op, "pass", (1.0 + 0.1 * i) * (1.01 if i % 2 else 0.99)) for i, op in enumerate(ops)]
+    worse = [_op_row("d", op, "pass" if i < 3 else "wrong_result", 1.0 + 0.1 * i if i < 3 else None)
+             for i, op in enumerate(ops)]
+    found = {d.run: d for d in differences({"a": base, "b": faster, "c": same, "d": worse})}
+    assert found["b"].speed == pytest.approx(1.5) and found["b"].verdict == "accuracy within noise, faster"
+    assert found["c"].verdict == "accuracy within noise, speed within noise"
+    assert found["d"].accuracy == pytest.approx(-0.75) and found["d"].verdict.startswith("accuracy lower")
+    assert found["d"].speed_pairs == 3

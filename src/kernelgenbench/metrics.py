@@ -77,6 +77,18 @@ def pass_at(rows: Iterable[Row], k: int, early_stop: bool) -> float | None:
     samples are drawn in order until one passes, so whether one of the first k passed is known
     for every k up to the budget, and is itself an unbiased estimate of pass@k.
     """
+    values = _pass_values(rows, k, early_stop)
+    return sum(values) / len(values) if values else None
+
+
+def pass_at_ci(rows: Iterable[Row], k: int, early_stop: bool, *, seed: int = 0) -> tuple[float, float] | None:
+    """pass@k's 95% bootstrap CI over operators (None where pass_at is None)."""
+    values = _pass_values(rows, k, early_stop)
+    return bootstrap_ci(values, lambda xs: sum(xs) / len(xs), seed=seed) if values else None
+
+
+def _pass_values(rows: Iterable[Row], k: int, early_stop: bool) -> list[float]:
+    """Each operator's pass@k estimate, over the operators with enough finished samples."""
     values = []
     for samples in sample_results(rows).values():
         if early_stop:
@@ -87,7 +99,7 @@ def pass_at(rows: Iterable[Row], k: int, early_stop: bool) -> float | None:
                 values.append(0.0)
         elif len(samples) >= k:
             values.append(pass_at_k(len(samples), sum(samples.values()), k))
-    return sum(values) / len(values) if values else None
+    return values
 
 
 def report_ks(samples: int) -> list[int]:
@@ -287,4 +299,67 @@ def compare_runs(rows_by_run: dict[str, list[Row]], *, seed: int = 0) -> list[Co
         out.append(Comparison(run, len(sp), clean, len(matched),
                               method_speedup({op: [s] for op, s in on_matched.items()}),
                               bootstrap_ci(list(on_matched.values()), geomean, seed=seed) if on_matched else None))
+    return out
+
+
+REPEATABILITY = 0.02
+"""Two runs of the same kernels agree on each operator's speed-up within this (the goal of the A/A
+check; measured at 0.4% at worst over 16 operators on the H200, benchmarks/results/
+repeatability-h200.md): a smaller speed gap between runs is noise, whatever its CI."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One run against the first compared run, paired by operator: accuracy over the operators both
+    attempted (points), speed-up over those both passed and timed (geomean of per-operator ratios)."""
+
+    run: str
+    against: str
+    accuracy: float | None
+    accuracy_ci: tuple[float, float] | None
+    speed: float | None
+    speed_ci: tuple[float, float] | None
+    speed_pairs: int
+
+    @property
+    def verdict(self) -> str:
+        """What the differences amount to: each one significant (CI excluding none), or noise."""
+        parts = []
+        if self.accuracy_ci is not None:
+            lo, hi = self.accuracy_ci
+            parts.append("accuracy within noise" if lo <= 0 <= hi else
+                         f"accuracy {'higher' if lo > 0 else 'lower'}")
+        if self.speed_ci is not None and self.speed is not None:
+            lo, hi = self.speed_ci
+            noise = lo <= 1 <= hi or abs(math.log(self.speed)) <= math.log1p(REPEATABILITY)
+            parts.append("speed within noise" if noise else f"{'faster' if lo > 1 else 'slower'}")
+        return ", ".join(parts)
+
+
+def differences(rows_by_run: dict[str, list[Row]], *, seed: int = 0) -> list[Difference]:
+    """Every run after the first against the first, with paired bootstrap CIs over operators."""
+    names = list(rows_by_run)
+    if len(names) < 2:
+        return []
+    solved = {run: {r.op: False for r in rows} for run, rows in rows_by_run.items()}
+    for run, rows in rows_by_run.items():
+        for r in rows:
+            solved[run][r.op] |= r.status == Status.PASS.value
+    speeds = {run: operator_speedups(rows) for run, rows in rows_by_run.items()}
+    first = names[0]
+    out = []
+    for run in names[1:]:
+        common = sorted(set(solved[first]) & set(solved[run]))
+        diffs = [float(solved[run][op]) - float(solved[first][op]) for op in common]
+        timed = [op for op in common if speeds[first].get(op) and speeds[run].get(op)]
+        logs = [math.log(speeds[run][op] / speeds[first][op]) for op in timed]  # type: ignore[operator]
+
+        def mean(xs: list[float]) -> float:
+            return sum(xs) / len(xs)
+
+        log_ci = bootstrap_ci(logs, mean, seed=seed) if logs else None
+        out.append(Difference(run, first, mean(diffs) if diffs else None,
+                              bootstrap_ci(diffs, mean, seed=seed) if diffs else None,
+                              math.exp(mean(logs)) if logs else None,
+                              (math.exp(log_ci[0]), math.exp(log_ci[1])) if log_ci else None, len(logs)))
     return out

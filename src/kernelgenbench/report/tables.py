@@ -10,6 +10,7 @@ from typing import Any
 
 from ..metrics import (
     FAST_P,
+    REPEATABILITY,
     Comparison,
     Cost,
     SpeedSummary,
@@ -17,7 +18,9 @@ from ..metrics import (
     by_source,
     compare_runs,
     cost_by_source,
+    differences,
     pass_at,
+    pass_at_ci,
     report_ks,
     speed_by_source,
 )
@@ -34,12 +37,20 @@ def _pct(x: float | None) -> Any:
     return "" if x is None else round(100 * x, 1)
 
 
-def _passes(run: Run, rows: list[Row], summaries: list[Summary]) -> dict[str, dict[int, float | None]]:
-    """pass@k per group, for the k the run's samples allow."""
+def _passes(run: Run, rows: list[Row], summaries: list[Summary]
+            ) -> dict[str, dict[int, tuple[float | None, tuple[float, float] | None]]]:
+    """pass@k per group with its 95% bootstrap CI over operators, for the k the run's samples allow."""
     early = bool(run.config.get("early_stop", True))
     ks = report_ks(int(run.config.get("samples", 1)))
-    return {s.group: {k: pass_at([r for r in rows if s.group in ("all", r.source)], k, early) for k in ks}
-            for s in summaries}
+
+    def of(group_rows: list[Row], k: int) -> tuple[float | None, tuple[float, float] | None]:
+        return pass_at(group_rows, k, early), pass_at_ci(group_rows, k, early)
+
+    return {s.group: {k: of([r for r in rows if s.group in ("all", r.source)], k) for k in ks} for s in summaries}
+
+
+def _pass_cell(value: float | None, ci: tuple[float, float] | None) -> str:
+    return "" if value is None or ci is None else f"{100 * value:.1f} [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
 
 def _summary_table(run: Run, rows: list[Row]) -> tuple[list[str], list[list[Any]]]:
@@ -48,9 +59,9 @@ def _summary_table(run: Run, rows: list[Row]) -> tuple[list[str], list[list[Any]
     ks = report_ks(int(run.config.get("samples", 1)))
     present = [s for s in STATUS_ORDER if any(s in x.statuses for x in summaries)]
     header = (["source", "operators", "attempted", "clean passes", "accuracy (%)"]
-              + [f"pass@{k} (%)" for k in ks] + present)
+              + [f"pass@{k} (%) [95% CI]" for k in ks] + present)
     body = [[s.group, s.operators, s.attempted, s.clean_passes, round(100 * s.accuracy, 1)]
-            + [_pct(passes[s.group][k]) for k in ks]
+            + [_pass_cell(*passes[s.group][k]) for k in ks]
             + [s.statuses.get(st, 0) for st in present] for s in summaries]
     return header, body
 
@@ -112,13 +123,27 @@ def _timed_with(run: Run, rows: list[Row]) -> str:
 
 def _comparison_table(comparisons: list[Comparison], runs: dict[str, Run],
                       rows_by_run: dict[str, list[Row]]) -> tuple[list[str], list[list[Any]]]:
+    first = comparisons[0].run if comparisons else ""
     header = ["run", "method", "timed with", "operators", "clean passes", "matched set (operators)",
-              "speed-up geomean on matched set (x)", "95% CI low (x)", "95% CI high (x)", "median (x)", "IQM (x)"]
+              "speed-up geomean on matched set (x)", "95% CI low (x)", "95% CI high (x)", "median (x)", "IQM (x)",
+              f"accuracy minus {first}'s (points)", "its 95% CI (points)",
+              f"speed-up over {first}'s, paired (x)", "its 95% CI (x)", "paired operators", "difference"]
+    diffs = {d.run: d for d in differences(rows_by_run)}
+
+    def versus(run: str) -> list[Any]:
+        d = diffs.get(run)
+        if d is None:
+            return ["", "", "", "", "", "the reference of the differences"]
+        acc = "" if d.accuracy is None else f"{100 * d.accuracy:+.1f}"
+        acc_ci = "" if d.accuracy_ci is None else f"{100 * d.accuracy_ci[0]:+.1f} to {100 * d.accuracy_ci[1]:+.1f}"
+        speed_ci = "" if d.speed_ci is None else f"{d.speed_ci[0]:.3f} to {d.speed_ci[1]:.3f}"
+        return [acc, acc_ci, _x(d.speed), speed_ci, d.speed_pairs, d.verdict]
+
     body = [[c.run, runs[c.run].method + _model(runs[c.run]).replace("`", ""),
              _timed_with(runs[c.run], rows_by_run[c.run]), c.operators, c.clean_passes, c.matched,
              _x(c.speedup and c.speedup.geomean),
              _x(c.ci and c.ci[0]), _x(c.ci and c.ci[1]), _x(c.speedup and c.speedup.median),
-             _x(c.speedup and c.speedup.iqm)] for c in comparisons]
+             _x(c.speedup and c.speedup.iqm), *versus(c.run)] for c in comparisons]
     return header, body
 
 
@@ -241,7 +266,9 @@ def _json(run: Run, rows: list[Row]) -> str:
                 "config": run.config, "environment": run.environment, "finished": run.finished is not None},
         "by_source": [{"source": s.group, "operators": s.operators, "attempted": s.attempted,
                        "clean_passes": s.clean_passes, "accuracy": s.accuracy,
-                       "pass_at_k": {str(k): v for k, v in passes[s.group].items()}, "statuses": s.statuses}
+                       "pass_at_k": {str(k): v for k, (v, _) in passes[s.group].items()},
+                       "pass_at_k_ci95": {str(k): list(ci) if ci else None for k, (_, ci) in passes[s.group].items()},
+                       "statuses": s.statuses}
                       for s in summaries],
         "cost": [{**c.__dict__, "tokens_per_solved": c.tokens_per_solved}
                  for c in cost_by_source(rows, _prices(run))],
@@ -300,8 +327,11 @@ def render_comparison(runs: list[tuple[Run, list[Row]]], fmt: str = "md") -> str
         w.writerow(header)
         w.writerows(body)
         return buf.getvalue()
-    return "\n".join(["# Matched-set comparison", "", "Speed-ups over the operators that every run passed and timed.",
-                      "", _md_table(header, body), "", "## Difficulty", "",
+    return "\n".join(["# Matched-set comparison", "", "Speed-ups over the operators that every run passed and timed. "
+                      "Each later run is also set against the first, paired by operator (paired bootstrap 95% CIs "
+                      "over operators): a difference whose 95% CI contains no difference is within noise, and so is "
+                      f"a speed ratio within {100 * REPEATABILITY:.0f}% (the repeatability of two runs of the same "
+                      "kernels).", "", _md_table(header, body), "", "## Difficulty", "",
                       "Operators ranked hardest first by the share of the runs attempting them that solve them; the "
                       "median speed-up is over the runs that passed and timed the operator.", "",
                       _md_table(*difficulty_table(rows_by_run)), ""]
