@@ -78,13 +78,13 @@ def pass_at(rows: Iterable[Row], k: int, early_stop: bool) -> float | None:
     for every k up to the budget, and is itself an unbiased estimate of pass@k.
     """
     values = _pass_values(rows, k, early_stop)
-    return sum(values) / len(values) if values else None
+    return mean(values) if values else None
 
 
 def pass_at_ci(rows: Iterable[Row], k: int, early_stop: bool, *, seed: int = 0) -> tuple[float, float] | None:
     """pass@k's 95% bootstrap CI over operators (None where pass_at is None)."""
     values = _pass_values(rows, k, early_stop)
-    return bootstrap_ci(values, lambda xs: sum(xs) / len(xs), seed=seed) if values else None
+    return bootstrap_ci(values, mean, seed=seed) if values else None
 
 
 def _pass_values(rows: Iterable[Row], k: int, early_stop: bool) -> list[float]:
@@ -152,6 +152,10 @@ def cost_by_source(rows: Iterable[Row], prices: dict[str, dict[str, float]] | No
 
 
 # Speed-ups (DESIGN.md: two-level geometric mean over passed operators, with median and IQM) ------
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def geomean(values: Iterable[float]) -> float:
@@ -353,10 +357,6 @@ def differences(rows_by_run: dict[str, list[Row]], *, seed: int = 0) -> list[Dif
         diffs = [float(solved[run][op]) - float(solved[first][op]) for op in common]
         timed = [op for op in common if speeds[first].get(op) and speeds[run].get(op)]
         logs = [math.log(speeds[run][op] / speeds[first][op]) for op in timed]  # type: ignore[operator]
-
-        def mean(xs: list[float]) -> float:
-            return sum(xs) / len(xs)
-
         log_ci = bootstrap_ci(logs, mean, seed=seed) if logs else None
         out.append(Difference(run, first, mean(diffs) if diffs else None,
                               bootstrap_ci(diffs, mean, seed=seed) if diffs else None,

@@ -47,15 +47,8 @@ class LocalPool:
         for i in range(self.workers):
             self._devices.put(i % devices if platform.name == "cuda" else None)
 
-    def _with_device(self, fn: Callable[[J, int | None], R], job: J) -> R:
-        device = self._devices.get()
-        try:
-            return fn(job, device)
-        finally:
-            self._devices.put(device)
-
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
-        return self._with_device(fn, job)
+        return _holding(self._devices, fn, job)
 
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
         return _pooled(self.workers, self._devices, fn, jobs)
@@ -68,21 +61,22 @@ class LocalPool:
         return _pooled(count, devices, fn, jobs)
 
 
+def _holding(devices: queue.Queue[int | None], fn: Callable[[J, int | None], R], job: J) -> R:
+    """fn(job, device) with a device taken from `devices` for the whole call."""
+    device = devices.get()
+    try:
+        return fn(job, device)
+    finally:
+        devices.put(device)
+
+
 def _pooled(workers: int, devices: queue.Queue[int | None], fn: Callable[[J, int | None], R],
             jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
     """fn(job, device) for every job on `workers` threads, each job holding a device from `devices`
     for its whole run; results as they complete."""
-
-    def run(job: J) -> R:
-        device = devices.get()
-        try:
-            return fn(job, device)
-        finally:
-            devices.put(device)
-
     pool = ThreadPoolExecutor(workers, thread_name_prefix="kgb-judge")
     try:
-        pending: dict[Future[R], J] = {pool.submit(run, job): job for job in jobs}
+        pending: dict[Future[R], J] = {pool.submit(_holding, devices, fn, job): job for job in jobs}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:

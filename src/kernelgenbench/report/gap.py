@@ -19,17 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..metrics import bootstrap_ci, sample_results
+from ..metrics import bootstrap_ci, mean, sample_results
 from ..store import Row
 from ..suite import registry
 from ..suite.perturbed import is_twin, original_of
 from ..verify.verdict import Status
 
 MIN_PAIRS = 6
-
-
-def _mean(xs: list[float]) -> float:
-    return sum(xs) / len(xs)
 
 
 @dataclass(frozen=True)
@@ -81,11 +77,11 @@ class Gap:
 
     @property
     def original_accuracy(self) -> float:
-        return _mean([p.original_passed for p in self.pairs])
+        return mean([p.original_passed for p in self.pairs])
 
     @property
     def twin_accuracy(self) -> float:
-        return _mean([p.twin_passed for p in self.pairs])
+        return mean([p.twin_passed for p in self.pairs])
 
 
 def split_twins(rows: list[Row]) -> tuple[list[Row], list[Row]]:
@@ -112,12 +108,12 @@ def _pair(twin: str, original: str, by_op: dict[str, list[Row]], passed: dict[st
     timed = sorted(set(o_speed) & set(t_speed))
     return PairGap(
         twin, original, _what(twin),
-        _mean([float(v) for v in o_pass.values()]) if o_pass else 0.0,
-        _mean([float(v) for v in t_pass.values()]) if t_pass else 0.0,
+        mean([float(v) for v in o_pass.values()]) if o_pass else 0.0,
+        mean([float(v) for v in t_pass.values()]) if t_pass else 0.0,
         o_speed[min(o_speed)] if o_speed else None,
         t_speed[min(t_speed)] if t_speed else None,
-        _interval([float(o_pass[s]) - float(t_pass[s]) for s in paired], _mean, 0.0),
-        _interval([math.log(o_speed[s] / t_speed[s]) for s in timed], _mean, 0.0),
+        _interval([float(o_pass[s]) - float(t_pass[s]) for s in paired], mean, 0.0),
+        _interval([math.log(o_speed[s] / t_speed[s]) for s in timed], mean, 0.0),
     )
 
 
@@ -133,8 +129,8 @@ def gap(rows: list[Row]) -> Gap | None:
         return None
     speeds = [math.log(p.original_speedup / p.twin_speedup) for p in pairs
               if p.original_speedup and p.twin_speedup]
-    speed = _interval(speeds, _mean, 0.0)
-    return Gap(pairs, _interval([p.original_passed - p.twin_passed for p in pairs], _mean, 0.0),
+    speed = _interval(speeds, mean, 0.0)
+    return Gap(pairs, _interval([p.original_passed - p.twin_passed for p in pairs], mean, 0.0),
                None if speed is None else Interval(math.exp(speed.value), (math.exp(speed.ci[0]),
                                                    math.exp(speed.ci[1])), speed.pairs, 1.0))
 
