@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -60,6 +59,8 @@ def main() -> int:
     ap.add_argument("--ops", default=None, help="comma-separated routines (default: all specified)")
     ap.add_argument("--device", default="cuda", help="cpu only checks this script (no libcublas there)")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--update", action="store_true",
+                    help="keep the rows of OUT's table for the routines not measured now")
     args = ap.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         print("cublas_agreement.py needs a CUDA GPU: libcublas is the other side of the comparison")
@@ -78,28 +79,41 @@ def main() -> int:
         for d in row["disagreements"][:3] + row["refused"]:
             print(f"    {d}", flush=True)
     env = environment(detect(args.device))
+    measured = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for r in rows:
+        r["measured"] = measured
+    table = args.out / "cublas-agreement-h200.json"
+    if args.update and table.exists():  # the other routines' rows as they were measured
+        again = {r["op"] for r in rows}
+        kept = [r for r in json.loads(table.read_text())["rows"] if r["op"] not in again]
+        rows = sorted(kept + rows, key=lambda r: r["op"])
+    command = f"benchmarks/cublas_agreement.py --sizes {args.sizes} --seeds {args.seeds}"
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "cublas-agreement-h200.md").write_text(render(rows, env, command, time.perf_counter() - start))
+    table.write_text(json.dumps({"environment": env, "rows": rows}, indent=1))
     bad = sum(len(r["disagreements"]) + len(r["refused"]) for r in rows)
+    return 1 if bad or not all(r["library"] for r in rows) else 0
+
+
+def render(rows: list[dict], env: dict, command: str, seconds: float) -> str:
+    disagreements = sum(len(r["disagreements"]) for r in rows)
+    refused = sum(len(r["refused"]) for r in rows)
     lines = ["# cuBLAS references against libcublas", "",
-             f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {env['device']}, driver "
-             f"{env.get('driver')}, CUDA {env.get('cuda')}, torch {env['torch']}, Triton {env['triton']}, Python "
-             f"{platform.python_version()} (`benchmarks/cublas_agreement.py --sizes {args.sizes} --seeds "
-             f"{args.seeds}`). Each case's libcublas output is judged as a candidate would be: within the "
-             "routine's tolerance of the float64 truth, the tolerance scaled by the error of the reference run in "
-             "the working dtype (never by the library's own error). Worst error / tolerance is over the cases that "
-             "agree.", "",
-             f"**{len(rows)} routines, {sum(r['compared'] for r in rows)} case draws, {bad} disagreements**, "
-             f"{time.perf_counter() - start:.0f} s.", "",
+             f"Measured on {env['device']}, driver {env.get('driver')}, {env.get('runtime')}, torch {env['torch']}, "
+             f"Triton {env['triton']}, Python {env.get('python')} (`{command}`). Each case's libcublas output is "
+             "judged as a candidate would be: within the routine's tolerance of the float64 truth, the tolerance "
+             "scaled by the error of the reference run in the working dtype (never by the library's own error). "
+             "Worst error / tolerance is over the cases that agree.", "",
+             f"**{len(rows)} routines, {sum(r['compared'] for r in rows)} case draws, {disagreements} disagreements, "
+             f"{refused} cases libcublas refuses**; the last run took {seconds:.0f} s.", "",
              "| routine | baseline is libcublas | case draws | disagreements | cases libcublas refuses | "
-             "worst error / tolerance | worst case |",
-             "|---|---|---|---|---|---|---|"]
+             "worst error / tolerance | worst case | measured |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| `{r['op']}` | {'yes' if r['library'] else 'NO'} | {r['compared']} | "
-                     f"{len(r['disagreements'])} | {len(r['refused'])} | {r['worst_ratio']:.3g} | {r['worst_case']} |")
-    lines.append("")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "cublas-agreement-h200.md").write_text("\n".join(lines))
-    (args.out / "cublas-agreement-h200.json").write_text(json.dumps({"environment": env, "rows": rows}, indent=1))
-    return 1 if bad or not all(r["library"] for r in rows) else 0
+                     f"{len(r['disagreements'])} | {len(r['refused'])} | {r['worst_ratio']:.3g} | {r['worst_case']} | "
+                     f"{r.get('measured', '')} |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@
 #   run2      a second, independent run of the reference solutions with timing (small tier)
 #   random    the statistical judge on honest samplers (torch's and the Triton solutions) over seeds
 #   record    report, repeatability and throughput files from the store
-#   agreement the cuBLAS references against libcublas on every small and large case (a table)
+#   agreement the cuBLAS references against libcublas on every small and large case (a table;
+#             KGB_AGREEMENT_OPS: only these routines)
 #   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
 # 540; a step that would overrun is cut, the rest skipped, and the results still packed)
@@ -63,6 +64,7 @@ for step in "$@"; do
       "$py" benchmarks/speed.py throughput --db $db --run "$run" --out "$out"
       "$py" benchmarks/speed.py repeatability --db $db --runs "$run",h200-rep2 --out "$out" ;;
     agreement) $t "$py" benchmarks/cublas_agreement.py --sizes small,large --seeds "${KGB_AGREEMENT_SEEDS:-2}" \
+                 ${KGB_AGREEMENT_OPS:+--update --ops "$KGB_AGREEMENT_OPS"} \
                  --out "$out" 2>&1 | tee "$out/cublas-agreement.log" ;;
     profile) $t "$py" benchmarks/profile_timing.py --out "$out" \
                --ops "${KGB_PROFILE_OPS:-aten::_softmax,aten::add_,aten::bmm,aten::_index_put_impl_}" 2>&1 \

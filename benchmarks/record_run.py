@@ -1,7 +1,7 @@
 """Write a stored run's report, with the machine it ran on, as files for benchmarks/results/.
 
 Usage: python benchmarks/record_run.py --db PATH [--run NAME] --out DIR [--tag TAG]
-Writes DIR/TAG.md (environment + report) and DIR/TAG.json (environment + every verdict row).
+Writes DIR/TAG.md (environment + report) and DIR/TAG.json (environment, every verdict and every timing).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def main() -> int:
         rows = list(store.rows(run.id))
         attempts = store.attempts(run.id)
         verdicts = {a.op: store.verdict(a.id) for a in attempts}
+        timings = {a.op: store.timing(a.id) for a in attempts}
     env = run.environment
     wall = sum(r.seconds or 0 for r in rows)
     header = [
@@ -66,6 +67,8 @@ def main() -> int:
     (out / f"{args.tag}.json").write_text(json.dumps({
         "environment": env, "run": run.name, "config": run.config,
         "verdicts": {op: v.to_dict() for op, v in verdicts.items() if v is not None},
+        # every timed case's medians, quartiles and sample counts for baseline and candidate
+        "timings": {op: t.to_dict() for op, t in timings.items() if t is not None},
     }, indent=1))
     print(f"wrote {out / (args.tag + '.md')} and {out / (args.tag + '.json')}")
     return 0

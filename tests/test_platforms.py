@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import sys
 
 import pytest
 
@@ -85,3 +86,29 @@ def test_prompts_carry_the_profile_hint_and_only_cases_the_platform_runs():
     assert not any("float64" in c for c in prompts.public_cases(op, prompts.platform_named("npu")))
     with pytest.raises(prompts.PromptError, match="unknown platform 'tpu'"):
         prompts.platform_named("tpu")
+
+
+def test_this_interpreter_runs_a_loop_over_a_runtime_bound():
+    from kernelgenbench.platforms.probe import interpreter_problem
+
+    assert interpreter_problem() is None
+
+
+def test_an_interpreter_that_cannot_loop_is_refused_before_any_candidate_is_judged(monkeypatch, tmp_path, capsys):
+    """Triton 3.6's interpreter on numpy 2.4 fails every kernel looping over a runtime bound: the
+    run must stop with the reason in one line, not judge honest candidates as runtime errors."""
+    from kernelgenbench import cli
+    from kernelgenbench.platforms import probe
+
+    why = "the Triton 3.6.0 interpreter cannot run a loop over a runtime bound with numpy 2.5.2"
+    monkeypatch.setattr(probe, "interpreter_problem", lambda: why)
+    with pytest.raises(PlatformError, match="numpy 2.5.2"):
+        detect("cpu")
+    db = tmp_path / "k.db"
+    monkeypatch.setattr(sys, "argv", ["kgbench", "run", "--method", "reference", "--ops", "aten::mm",
+                                      "--device", "cpu", "--db", str(db)])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    printed = capsys.readouterr().err
+    assert exit_.value.code == 2 and why in " ".join(printed.split())
+    assert not db.exists() or not Store(db).runs()

@@ -31,6 +31,8 @@ class Descriptor:
     python: str | None = None
     host: str | None = None
     cpu_count: int | None = None
+    # The interpreter computes with numpy, and its Triton 3.6 fails on numpy 2.4 (`probe`).
+    numpy: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,7 +58,8 @@ class Descriptor:
         """One line for a report: device, architecture, driver, runtime, versions."""
         parts = [self.device or self.platform, self.arch, self.driver and f"driver {self.driver}", self.runtime,
                  self.torch and f"torch {self.torch}",
-                 self.triton and f"Triton {self.triton} ({self.triton_backend or 'backend unknown'})"]
+                 self.triton and f"Triton {self.triton} ({self.triton_backend or 'backend unknown'})",
+                 self.numpy and self.platform == "interpreter" and f"numpy {self.numpy}"]
         return ", ".join(p for p in parts if p)
 
 
@@ -116,11 +119,12 @@ def _device_facts(p: Platform) -> dict[str, Any]:
 
 def describe(p: Platform) -> Descriptor:
     """Where results are being measured, read now from this machine."""
+    import numpy
     import torch
     import triton
 
     facts = _device_facts(p)
-    return Descriptor(platform=p.name, torch=torch.__version__, triton=triton.__version__,
+    return Descriptor(platform=p.name, torch=torch.__version__, triton=triton.__version__, numpy=numpy.__version__,
                       device_count=p.device_count, python=_platform.python_version(), host=_platform.machine(),
                       cpu_count=os.cpu_count(), **facts)
 

@@ -56,6 +56,15 @@ def device_count(p: Profile) -> int:
     return int(backend.device_count())
 
 
+def _usable_interpreter() -> Platform:
+    from .probe import interpreter_problem
+
+    problem = interpreter_problem()
+    if problem:
+        raise PlatformError(problem)
+    return INTERPRETER
+
+
 def detect(requested: str | None = None) -> Platform:
     """The platform asked for (`cpu` is the interpreter) when this machine has it; without a request,
     the first accelerator found, else the interpreter."""
@@ -64,7 +73,7 @@ def detect(requested: str | None = None) -> Platform:
             count = device_count(PROFILES[name])
             if count:
                 return platform_of(PROFILES[name], count)
-        return INTERPRETER
+        return _usable_interpreter()
     try:
         chosen = profile(requested)
     except PlatformError:
@@ -74,4 +83,4 @@ def detect(requested: str | None = None) -> Platform:
         article = "an" if chosen.label[0] in "AEIOU" else "a"
         raise PlatformError(f"platform {requested} needs {article} {chosen.label}, "
                             "and none is visible on this machine")
-    return platform_of(chosen, count)
+    return _usable_interpreter() if chosen.name == "interpreter" else platform_of(chosen, count)
