@@ -170,3 +170,15 @@ def test_perf_tiers_are_realistic_and_functional_only():
                   if isinstance(t, TensorSpec) or k == "input_sizes"]  # select_backward's output
         big = max(math.prod(s) for s in shapes)
         assert big >= 10**8, name  # (8192, 14336) activations, (32, 64, 224, 224) images, ...
+
+
+def test_reflection_pad_backward_floor_counts_no_read_of_self() -> None:
+    """`self` gives the backward its shape only: its bytes are no part of the bandwidth floor (they
+    put the floor above an honest kernel on the H200)."""
+    from kernelgenbench.verify.timing import traffic_bytes
+
+    op = registry.get("aten::reflection_pad1d_backward")
+    ov = op.overloads[0]
+    grad, x = torch.zeros(4, 8, 40), torch.zeros(4, 8, 32)
+    assert traffic_bytes(op, ov, {"grad_output": grad, "self": x, "padding": [4, 4]}, [torch.zeros(4, 8, 32)]) == \
+        (4 * 8 * 40 + 4 * 8 * 32) * 4

@@ -36,6 +36,46 @@ def test_a_speedup_beyond_the_bandwidth_floor_counts_only_up_to_it():
     assert impossible.speedup == 100.0 and impossible.counted_speedup == 5.0
 
 
+def test_a_floor_the_native_library_beats_is_an_overcount_and_never_held_against_the_candidate():
+    """Measured on the H200: CgemmStridedBatched_64 whose 8.6 GB pool is mostly padding (libcublas
+    48.5 us, candidate 172.5 us, estimated floor 2012.8 us) was counted 0.024x instead of 0.281x and
+    flagged; a Sgeam with beta = 0 (B unread) 0.758x instead of 1.03x."""
+    padded = timing(48.5, 172.5, floor=2012.8)
+    assert not padded.floor_applies and not padded.beyond_floor
+    assert padded.counted_speedup == padded.speedup == 48.5 / 172.5
+    geam = timing(142.8, 138.6, floor=188.3)
+    assert geam.counted_speedup == geam.speedup
+    honest_at_floor = timing(625.0, 488.0, floor=502.8)  # Zdotc: the library above the floor, so it holds
+    assert honest_at_floor.floor_applies and honest_at_floor.counted_speedup == 625.0 / 502.8
+    assert not honest_at_floor.beyond_floor  # within the slack: capped, not flagged
+    assert timing(100.0, 1.0, floor=20.0).beyond_floor
+
+
+def test_stored_timings_are_read_by_todays_floor_rule(tmp_path):
+    """The report derives speed-ups from the stored case measurements, so a run timed under the old
+    rule (its figures as the H200 stored them) reads right without re-timing."""
+    import sqlite3
+
+    from kernelgenbench.store import Store
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    padded, honest = timing(48.5, 172.5, floor=2012.8), timing(100.0, 50.0, floor=20.0)
+    as_stored = [dict(padded.to_dict(), counted_speedup=48.5 / 2012.8, flags=["faster than the memory-bandwidth "
+                                                                              "floor"]), honest.to_dict()]
+    with Store(tmp_path / "k.db") as s:
+        run = s.open_run("r", "reference", {}, "cuda", {}, 1)
+        attempt = s.add_attempt(run.id, "aten::add", "reference", "x")
+        s.put_verdict(attempt, Verdict("aten::add", Status.PASS, "ok"))
+        s.put_timing(attempt, Verdict("aten::add", Status.PASS, "2 cases timed", layer="timing",
+                                      extra={"timing": {"cases": as_stored}}))
+    with sqlite3.connect(tmp_path / "k.db") as db:  # the operator's figure the old rule stored
+        db.execute("UPDATE timings SET speedup=?", ((48.5 / 2012.8 * 2.0) ** 0.5,))
+    with Store(tmp_path / "k.db") as s:
+        (row,) = s.rows(run.id)
+    assert row.flagged == 0
+    assert row.speedup == pytest.approx((48.5 / 172.5 * 2.0) ** 0.5)
+
+
 def test_traffic_counts_each_buffer_once_and_a_gather_only_its_rows():
     add = registry.get("aten::add")
     ov = add.overload("add.Tensor")

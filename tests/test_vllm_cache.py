@@ -211,3 +211,63 @@ def test_paged_and_mla_solutions_follow_token_strides() -> None:
                                                                        torch.ones(()))
     _solution("vllm::concat_and_cache_mla")(kv_c, k_pe, cache, slots, "auto", torch.ones(()))
     assert torch.equal(padded, want)
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
+def _written_bytes(op, ov, values: dict, other: dict) -> int:
+    """Bytes the reference writes, nearly: positions it changes from either of two random starting
+    contents of the written tensors (a bf16 block copy keeps a value by chance from both at about 1
+    in 10^6 positions)."""
+    from kernelgenbench.suite.inputs import clone_values
+    from kernelgenbench.verify.correctness import written
+
+    changed = None
+    for start in (values, other):
+        run = clone_values(values)
+        for name in ov.writes:
+            src = start[name]
+            if isinstance(run[name], list):
+                run[name] = [t.clone() for t in src]
+            else:
+                run[name] = src.clone()
+        before = [t.clone() for t in written(ov, run)]
+        args, kwargs = ov.split(run)
+        ov.reference(*args, **kwargs)
+        now = [_bits(a) != _bits(b) for a, b in zip(written(ov, run), before)]
+        changed = now if changed is None else [c | n for c, n in zip(changed, now)]
+    return sum(int(c.sum()) * t.element_size() for c, t in zip(changed, written(ov, values)))
+
+
+READS = {  # what each op must read: its token rows (the first T) or its source blocks, and its map
+    "vllm::reshape_and_cache": lambda v: sum(t[:v["slot_mapping"].shape[0]].numel() * t.element_size()
+                                             for t in (v["key"], v["value"], v["slot_mapping"])),
+    "vllm::concat_and_cache_mla": lambda v: sum(t[:v["slot_mapping"].shape[0]].numel() * t.element_size()
+                                                for t in (v["kv_c"], v["k_pe"], v["slot_mapping"])),
+    "vllm::swap_blocks": lambda v: (v["block_mapping"].shape[0] * v["src"][0].numel() * v["src"].element_size()
+                                    + v["block_mapping"].numel() * 8),
+    "vllm::copy_blocks": lambda v: (sum(v["block_mapping"].shape[0] * c[0].numel() * c.element_size()
+                                        for c in (*v["key_caches"], *v["value_caches"]))
+                                    + v["block_mapping"].numel() * 8),
+}
+READS["vllm::reshape_and_cache_flash"] = READS["vllm::reshape_and_cache"]
+
+
+@pytest.mark.parametrize("op_id", sorted(READS))
+def test_timing_floor_counts_the_rows_read_and_only_the_cache_entries_written(op_id: str) -> None:
+    """The bandwidth floor's bytes for a cache write: every byte the reference changes, plus what it
+    must read; never every element of a cache (that put the floor above honest kernels on the H200)."""
+    from kernelgenbench.verify.correctness import case_inputs, written
+    from kernelgenbench.verify.timing import traffic_bytes
+
+    op = registry.get(op_id)
+    for case in op.select_cases(sizes=("small", "large")):
+        ov = op.overload(case.overload)
+        values, other = case_inputs(case, 7, "cpu"), case_inputs(case, 7, "cpu", salt=1)
+        outputs = written(ov, values)
+        floor_bytes = traffic_bytes(op, ov, values, outputs)
+        writes = floor_bytes - READS[op_id](values)
+        changed = _written_bytes(op, ov, values, other)
+        assert changed <= writes <= changed * 1.001, case.name

@@ -377,11 +377,16 @@ class Store:
         for r in self._q(q, (run_id,)):
             detail = json.loads(r[15]) if r[15] else {}
             timing = detail.get("extra", {}).get("timing", {})
-            flagged = sum(1 for c in timing.get("cases", []) if c.get("flags"))
+            # derived from the stored measurements by today's rules (the floor's plausibility among them)
+            speedup, flagged = r[14], 0
+            if timing.get("cases"):
+                from .verify.timing import speedup_of_cases
+
+                speedup, flagged = speedup_of_cases(timing["cases"], passed=r[14] is not None)
             # parsed here, not with SQLite's json_extract: Python's JSON holds NaN and Infinity, SQLite's does not
             unsupported = (json.loads(r[17]).get("extra") or {}).get("unsupported", {}).get("cases", 0) if r[17] else 0
-            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:15], flagged=flagged, baseline=timing.get("baseline"),
-                      code_sha=r[16], unsupported=unsupported)
+            yield Row(r[0], r[1], r[1].split("::", 1)[0], *r[2:14], speedup, flagged=flagged,
+                      baseline=timing.get("baseline"), code_sha=r[16], unsupported=unsupported)
 
     def counts(self, run_id: int) -> tuple[int, int]:
         """(attempts, verdicts) of a run."""

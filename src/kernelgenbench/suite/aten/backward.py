@@ -342,6 +342,12 @@ def backward_operator(name: str, doc: str, sampler: Any, gradient: Callable[...,
                          work="compute", **kw)
 
 
+def grad_only_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
+    """grad_output read and the gradient written: `self` gives only its shape, and counting it put
+    the timing floor above an honest reflection_pad1d_backward on the H200 (281 us under 381 us)."""
+    return sum(t.numel() * t.element_size() for t in [values["grad_output"], *outputs])
+
+
 def log_sigmoid_backward() -> Operator:
     op = backward_operator(
         "log_sigmoid_backward", "grad_output * sigmoid(-x): the gradient of log(sigmoid(x)).",
@@ -389,7 +395,7 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         backward_operator, "reflection_pad1d_backward",
         "Gradient of reflection padding of the last dim: each input column sums the grad_output "
         "columns that read it (itself and its mirror images at either edge).",
-        reflection_pad1d_sampler, _reflection_pad1d_grad, tolerance=SUM_TOLERANCE,
+        reflection_pad1d_sampler, _reflection_pad1d_grad, tolerance=SUM_TOLERANCE, traffic=grad_only_traffic,
         notes="A padding side >= the input width raises in ATen (and a zero-size non-batch dim): not "
               "drawn. A negative side crops, and is drawn once."),
     "upsample_nearest2d_backward": partial(

@@ -15,7 +15,6 @@ structured index tensors that no TensorSpec distribution draws.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,18 +23,10 @@ import torch
 
 from ..build import sample
 from ..spec import Operator, Overload, Param, Sample, Size, TensorSpec
-from .cache import EXACT
+from .cache import EXACT, _data, _nbytes
 from .family import vllm_operator
 
 f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
-
-
-def _data(op: Operator, traffic: Callable[[Overload, dict[str, Any], list[Any]], int]) -> Operator:
-    return dataclasses.replace(op, work="data", traffic=traffic)
-
-
-def _nbytes(t: torch.Tensor) -> int:
-    return t.numel() * t.element_size()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,8 +180,11 @@ def shuffle_rows_sampler(ov: Overload, size: Size) -> Iterator[Sample]:
 
 
 def shuffle_rows_traffic(ov: Overload, values: dict[str, Any], outputs: list[Any]) -> int:
-    """Reads the map and only the rows it picks (as many bytes as it writes)."""
-    return 2 * sum(_nbytes(t) for t in outputs) + _nbytes(values["dst2src_map"])
+    """Reads the map and each row it picks once (a row picked for several top-k slots comes from
+    the cache after its first read), writes every output row."""
+    rows, picks = values["input_tensor"], values["dst2src_map"]
+    unique = int(torch.unique(picks).numel())
+    return sum(_nbytes(t) for t in outputs) + unique * rows[0].numel() * rows.element_size() + _nbytes(picks)
 
 
 def shuffle_rows() -> Operator:

@@ -36,6 +36,7 @@ import torch
 
 from ..build import sample
 from ..spec import Joint, Operator, OutputSpec, Overload, Param, Sample, Size, TensorSpec
+from .cache import _nbytes
 from .family import vllm_operator
 from .quant import FP8, QUANT_TOLERANCE
 
@@ -56,10 +57,6 @@ def token_sequences(gen: torch.Generator, cu_seq_lens: torch.Tensor, length: int
 def _token_to_seq(length: int) -> Joint:
     return Joint((length,), i32, ("cu_seq_lens",), lambda gen, cu: token_sequences(gen, cu, length),
                  "request of each token (from cu_seq_lens)")
-
-
-def _nbytes(t: torch.Tensor) -> int:
-    return t.numel() * t.element_size()
 
 
 # ------------------------------------------------------------------ gather_and_maybe_dequant_cache
