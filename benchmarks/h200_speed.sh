@@ -5,6 +5,7 @@
 # (a device call brings back only a few files). After every call run `bash benchmarks/take_results.sh
 # FILES_AT` before the next: carrying runs/ sends this machine's store, not the one the last call wrote.
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
+#             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again)
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
 #   corpus    the whole cheat corpus on the GPU
@@ -39,7 +40,17 @@ for step in "$@"; do
   echo "== $step $(date +%T), $left s left"
   t="timeout -s INT -k 20 $left"
   case $step in
-    run1) $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
+    run1) if [ -n "${KGB_RETIME:-}" ]; then  # time these operators of the run again (a rule or case changed)
+            "$py" - "$db" "$run" "$KGB_RETIME" <<'PY'
+import sqlite3, sys
+db, run, ops = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+with sqlite3.connect(db) as c:
+    gone = c.execute("DELETE FROM timings WHERE attempt_id IN (SELECT a.id FROM attempts a JOIN runs r ON "
+                     f"r.id = a.run_id WHERE r.name = ? AND a.op IN ({','.join('?' * len(ops))}))", [run, *ops])
+    print(f"retime: {gone.rowcount} timing rows of {run} deleted")
+PY
+          fi
+          $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
             --db $db --name "$run" --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;

@@ -302,3 +302,14 @@ def test_library_reports_extents_like_blas():
     assert library.vector_extent(4, -3) == 10
     assert library.matrix_extent(3, 4, 5) == 18
     assert library.matrix_extent(0, 4, 5) == 0
+
+
+def test_every_64_bit_routine_addresses_past_2_31_elements_in_a_perf_case():
+    """The _64 API exists for sizes past int32: each such routine has a perf case (on the GPU) whose
+    operand, in the real view a kernel indexes, holds more than 2^31 elements."""
+    wide = [op for op in registry.specified() if op.source == "cublas" and op.id.endswith("_64")]
+    assert len(wide) == 4
+    for op in wide:
+        sizes = [math.prod(v.shape) for c in op.cases if c.size == "perf"
+                 for v in c.sample.values.values() if isinstance(v, TensorSpec)]
+        assert max(sizes) > 2**31, op.id

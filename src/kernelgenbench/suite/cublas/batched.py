@@ -93,7 +93,13 @@ GEMM_BATCHED: dict[str, list[GemmRow]] = {
 }
 
 
-def gemm_batched_sampler(prec: str):
+# One perf case of the _64 routine addresses past 2^31 elements within one matrix: A's leading
+# dimension 2^25 + 64 over 65 columns spans 2,147,487,808 float32 (8.6 GB, all but 16 KiB padding),
+# two entries point at it; cheap in flops, it proves 64-bit offsets.
+GEMM64_BIG = (0, 0, 64, 64, 65, 2**25, 0, 0, 1.0, 0.0, False, 2, 1, 2, 0, False)
+
+
+def gemm_batched_sampler(prec: str, extra_perf: tuple[tuple[Any, ...], ...] = ()):
     dtype = DTYPES[prec]
     # Every matrix starts 16-byte aligned, as an allocation does: libcublas's Hgemm reads half pairs
     # and faults on a matrix at an odd fp16 offset (misaligned address, seen on the H200).
@@ -114,7 +120,7 @@ def gemm_batched_sampler(prec: str):
                     "Barray": pointers("B_pool", b_off, db, gap, not rev), "ldb": ldb, "beta": beta,
                     "Carray": pointers("C_pool", c_off, count, gap, rev), "ldc": ldc, "batchCount": count}
 
-        return iter(samples(row(*r) for r in GEMM_BATCHED[size]))
+        return iter(samples(row(*r) for r in GEMM_BATCHED[size] + (list(extra_perf) if size == "perf" else [])))
 
     return sampler
 
@@ -146,14 +152,16 @@ def gemm_batched_overload(name: str, prec: str) -> Overload:
 
 def gemm_batched_operator(name: str, prec: str) -> Operator:
     dt = {"H": "half", "S": "single", "D": "double"}[prec]
+    wide = name.endswith("_64")
     return blas_operator(
         name, "blas3_batched",
         f"cuBLAS {dt}-precision batched matrix product through arrays of device pointers: C[b] := alpha * "
         "op(A[b]) @ op(B[b]) + beta * C[b] for every batch entry, column-major, C written in place.",
-        gemm_batched_overload(name, prec), gemm_batched_sampler(prec),
+        gemm_batched_overload(name, prec), gemm_batched_sampler(prec, (GEMM64_BIG,) if wide else ()),
         tolerance=FLOAT64_MATMUL if prec == "D" else MATMUL_TOLERANCE,
         notes="Negative batchCount and leading dimensions below the minimum (CUBLAS_STATUS_INVALID_VALUE) are "
-              "not drawn; output pointers never repeat (cuBLAS leaves overlapping outputs undefined).",
+              "not drawn; output pointers never repeat (cuBLAS leaves overlapping outputs undefined)."
+              + (" One perf case addresses past 2^31 elements within one matrix (8.6 GB of A)." if wide else ""),
     )
 
 

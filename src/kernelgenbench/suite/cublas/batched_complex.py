@@ -192,7 +192,13 @@ GEMV_PARAMS = (
 )
 
 
-def cgemv_batched_sampler(prec: str):
+# One perf case of CgemvBatched_64 addresses past 2^31 float32 elements within one matrix: lda 2^25 + 64
+# over 33 columns spans 1,073,743,936 complex64 (2^31 + 3,968 floats of the interleaved view, 8.6 GB),
+# two entries point at it; cheap in flops, it proves 64-bit offsets.
+CGEMV64_BIG = (0, 64, 33, 2**25, 1, 1, 1.0, 0.0, False, 2, 1, 2, 0, False)
+
+
+def cgemv_batched_sampler(prec: str, extra_perf: tuple[tuple[Any, ...], ...] = ()):
     dtype = REAL[prec]
 
     def sampler(ov: Overload, size: Size) -> Iterator[Any]:
@@ -209,7 +215,7 @@ def cgemv_batched_sampler(prec: str):
                     "xarray": pointers("x_pool", x_off, dx, gap, not rev), "incx": incx, "beta": _cx(beta),
                     "yarray": pointers("y_pool", y_off, count, gap, rev), "incy": incy, "batchCount": count}
 
-        return iter(samples(row(*r) for r in GEMV_BATCHED[size]))
+        return iter(samples(row(*r) for r in GEMV_BATCHED[size] + (list(extra_perf) if size == "perf" else [])))
 
     return sampler
 
@@ -358,8 +364,9 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         blas_operator, "cublasCgemvBatched_64", "blas2_batched",
         "cuBLAS single-complex batched matrix-vector product (64-bit sizes) through arrays of device pointers: "
         "y[b] := alpha * op(A[b]) @ x[b] + beta * y[b], op N, T or conjugate transpose.",
-        cgemv_batched_overload("cublasCgemvBatched_64", "C"), cgemv_batched_sampler("C"),
-        tolerance=SUM_TOLERANCE, notes=NOTES),
+        cgemv_batched_overload("cublasCgemvBatched_64", "C"), cgemv_batched_sampler("C", (CGEMV64_BIG,)),
+        tolerance=SUM_TOLERANCE,
+        notes=NOTES + " One perf case addresses past 2^31 float32 elements within one matrix (8.6 GB of A)."),
     "cublasZtrsmBatched": partial(
         blas_operator, "cublasZtrsmBatched", "blas3_batched",
         "cuBLAS double-complex batched triangular solve through arrays of device pointers: op(A[b]) X = "
