@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The GPU proofs of the timing path, the harness core and the anti-cheat layers, as named steps so
-# they can be spread over device calls. The store lives in runs/ (carry it between calls: every
+# they can be spread over device calls. The store is runs/h200.db (carry that file between calls: every
 # step resumes from it); the store and everything written go to OUTDIR/results.tgz at the end
 # (a device call brings back only a few files). After every call run `bash benchmarks/take_results.sh
-# FILES_AT` before the next: carrying runs/ sends this machine's store, not the one the last call wrote.
+# FILES_AT` before the next: carrying it sends this machine's store, not the one the last call wrote
+# (carry the file, not runs/: the unpacked results of earlier calls there outgrow what a call takes).
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
 #             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again)
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Take a device call's results home: unpack FILES_AT/results.tgz into runs/out-N and install its store
-# as runs/h200.db, so the next call (carry: ["runs"]) resumes from it instead of the old one.
+# as runs/h200.db, so the next call (carry: ["runs/h200.db"]) resumes from it instead of the old one.
 # Usage: bash benchmarks/take_results.sh FILES_AT
 set -euo pipefail
 cd "$(dirname "$0")/.."
