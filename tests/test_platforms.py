@@ -112,3 +112,52 @@ def test_an_interpreter_that_cannot_loop_is_refused_before_any_candidate_is_judg
     printed = capsys.readouterr().err
     assert exit_.value.code == 2 and why in " ".join(printed.split())
     assert not db.exists() or not Store(db).runs()
+
+
+@pytest.mark.parametrize("name", [n for n in PROFILES if n != "interpreter"])
+def test_every_accelerator_pins_a_worker_with_its_own_variable_and_asks_ray_for_its_device(name, tmp_path):
+    from kernelgenbench.execute.cluster import task_options
+    from kernelgenbench.platforms import platform_of
+    from kernelgenbench.sandbox.runner import worker_env
+
+    p = PROFILES[name]
+    assert p.accelerated and p.visible_devices
+    assert worker_env(platform_of(p, 2), tmp_path, 1)[p.visible_devices] == "1"
+    options = task_options(p)
+    asked = options.get("num_gpus") and "GPU" or next(iter(options.get("resources", {})), None)
+    assert options["num_cpus"] == 1 and asked == p.ray_resource
+
+
+def test_the_interpreter_pins_nothing_and_asks_ray_for_a_cpu_only(tmp_path, monkeypatch):
+    from kernelgenbench.execute.cluster import task_options
+    from kernelgenbench.sandbox.runner import worker_env
+
+    for p in PROFILES.values():
+        if p.visible_devices:
+            monkeypatch.delenv(p.visible_devices, raising=False)
+    env = worker_env(INTERPRETER, tmp_path, None)
+    assert not any(p.visible_devices in env for p in PROFILES.values() if p.visible_devices)
+    assert not PROFILES["interpreter"].accelerated and task_options(PROFILES["interpreter"]) == {"num_cpus": 1}
+
+
+def test_timing_spreads_over_every_device_of_a_rocm_host_as_of_a_cuda_one():
+    from kernelgenbench.execute.local import LocalPool
+    from kernelgenbench.platforms import platform_of
+
+    held = []
+    list(LocalPool(platform_of(PROFILES["hip"], 2), workers=4).time_each(lambda j, d: held.append(d), range(6)))
+    assert sorted(set(held)) == [0, 1]
+
+
+def test_timing_runs_where_the_event_clock_does_and_is_refused_in_one_line_elsewhere(monkeypatch):
+    from kernelgenbench import api
+    from kernelgenbench.platforms import platform_of
+
+    monkeypatch.setattr(api, "detect", lambda device=None: platform_of(PROFILES["hip"]))
+    assert api.time_platform("hip").name == "hip"
+    assert api.platform_and_timing("hip", None)[1] is True
+    for name in ("xpu", "npu", "musa", "mlu"):
+        monkeypatch.setattr(api, "detect", lambda device=None, n=name: platform_of(PROFILES[n]))
+        with pytest.raises(api.UsageError, match=f"timing \\(--perf\\) on {name} is not implemented"):
+            api.time_platform(name)
+        assert api.platform_and_timing(name, None)[1] is False

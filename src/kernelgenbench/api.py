@@ -53,7 +53,7 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
         raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
     plan = Plan.on(platform, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
-    return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.name == "cuda" else None),
+    return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.profile.accelerated else None),
                  Limits(timeout_s=timeout_s))
 
 
@@ -76,8 +76,11 @@ def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int
 
 def time_platform(device: str | None) -> Platform:
     platform = detect(device)
-    if platform.name != "cuda":
+    if platform.name == "interpreter":
         raise UsageError("timing (--perf) needs a CUDA GPU; the Triton interpreter's times mean nothing")
+    if not platform.profile.timeable:
+        raise UsageError(f"timing (--perf) on {platform.name} is not implemented: the harness's event clock "
+                         "is CUDA's (also ROCm's); judge without --perf")
     return platform
 
 
@@ -87,7 +90,7 @@ def platform_and_timing(device: str | None, perf: bool | None) -> tuple[Platform
     if perf:
         return time_platform(device), True
     platform = detect(device)
-    return platform, platform.name == "cuda" if perf is None else False
+    return platform, platform.profile.timeable if perf is None else False
 
 
 def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:

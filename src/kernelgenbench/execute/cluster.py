@@ -1,9 +1,12 @@
 """A Ray executor: each judging job is a Ray task that judges one candidate in its own sandboxed worker
 process on the node that runs it, and returns the verdict to the driver, which alone writes the store.
 
-A task asks for one CPU and, on CUDA, one whole GPU (Ray sets its CUDA_VISIBLE_DEVICES, which the
-sandboxed worker inherits), so verification holds its GPU as on the local pool, and a timing task is
-alone on its GPU. Every node needs kernelgenbench installed (the same version as the driver's).
+A task asks for one CPU and, on an accelerator, one device of the platform's Ray resource (`GPU` on
+CUDA, ROCm and XPU, `NPU` on Ascend: Ray sets the visible-devices variable, which the sandboxed
+worker inherits), so verification holds its device as on the local pool, and a timing task is alone
+on its device. MUSA and MLU have no resource built into Ray: their clusters declare `MUSA`/`MLU`
+per node, and then pinning within a node is not done (run on CUDA for real only). Every node needs
+kernelgenbench installed (the same version as the driver's).
 Ray is optional (`pip install 'kernelgenbench[ray]'`) and imported only when this executor is made.
 """
 
@@ -13,7 +16,7 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from ..platforms import Platform
+from ..platforms import Platform, Profile
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -46,8 +49,16 @@ def check_reachable(address: str | None, timeout_s: float = 5.0) -> None:
 
 
 def _on_node(fn: Callable[[J, int | None], R], job: J) -> R:
-    """In the Ray task: the GPU Ray gave it is already this process's CUDA_VISIBLE_DEVICES."""
+    """In the Ray task: the device Ray gave it is already in this process's visible-devices variable."""
     return fn(job, None)
+
+
+def task_options(profile: Profile) -> dict[str, Any]:
+    """What one judging task asks Ray for: a CPU, and one device of the platform's resource."""
+    device = profile.ray_resource
+    if device == "GPU":
+        return {"num_cpus": 1, "num_gpus": 1}
+    return {"num_cpus": 1, "resources": {device: 1}} if device else {"num_cpus": 1}
 
 
 class RayExecutor:
@@ -66,15 +77,15 @@ class RayExecutor:
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise ExecutorError(f"cannot reach the Ray cluster at {address or 'RAY_ADDRESS'}: {e}") from None
             self._started = True
-        gpus = 1 if platform.name == "cuda" else 0
+        device = platform.profile.ray_resource  # GPU, NPU, or a custom resource the cluster declares
         resources = ray.cluster_resources()
-        slots = int(resources.get("GPU", 0)) if gpus else int(resources.get("CPU", 0))
+        slots = int(resources.get(device or "CPU", 0))
         if slots < 1:
             self.close()
-            raise ExecutorError(f"the Ray cluster has no {'GPU' if gpus else 'CPU'} for {platform.name} jobs")
+            raise ExecutorError(f"the Ray cluster has no {device or 'CPU'} for {platform.name} jobs")
         self.workers = max(1, workers or slots)
         self.threads = 1  # each task holds one CPU
-        self._task = ray.remote(_on_node).options(num_cpus=1, num_gpus=gpus)
+        self._task = ray.remote(_on_node).options(**task_options(platform.profile))
 
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         return self._ray.get(self._task.remote(fn, job))

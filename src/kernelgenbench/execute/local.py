@@ -40,12 +40,13 @@ class Executor(Protocol):
 class LocalPool:
     def __init__(self, platform: Platform, workers: int | None = None):
         self.platform = platform
-        devices = platform.device_count if platform.name == "cuda" else 1
+        accelerated = platform.profile.accelerated
+        devices = platform.device_count if accelerated else 1
         self.workers = max(1, workers or devices)
         self.threads = max(1, (os.cpu_count() or 1) // self.workers)
         self._devices: queue.Queue[int | None] = queue.Queue()
         for i in range(self.workers):
-            self._devices.put(i % devices if platform.name == "cuda" else None)
+            self._devices.put(i % devices if accelerated else None)
 
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         return _holding(self._devices, fn, job)
@@ -55,9 +56,10 @@ class LocalPool:
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
         devices: queue.Queue[int | None] = queue.Queue()
-        count = self.platform.device_count if self.platform.name == "cuda" else 1
+        accelerated = self.platform.profile.accelerated
+        count = self.platform.device_count if accelerated else 1
         for i in range(count):
-            devices.put(i if self.platform.name == "cuda" else None)
+            devices.put(i if accelerated else None)
         return _pooled(count, devices, fn, jobs)
 
 

@@ -40,9 +40,24 @@ class Profile:
     limits: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     proven: bool = False
+    # The variable that pins a worker to one device (its index), and the Ray resource a job asks
+    # for one device with (a custom resource the cluster declares where Ray has none built in).
+    visible_devices: str | None = None
+    ray_resource: str | None = None
 
     def supports(self, dtype: str) -> bool:
         return dtype not in self.unsupported_dtypes
+
+    @property
+    def accelerated(self) -> bool:
+        """Runs on a device of its own (not the host CPU): pinned per worker, never memory-capped."""
+        return self.visible_devices is not None
+
+    @property
+    def timeable(self) -> bool:
+        """The harness's event clock (`verify.clock.CudaClock`, torch.cuda events, a flushed L2) runs
+        here: CUDA and ROCm, whose PyTorch exposes the device as `cuda`."""
+        return self.torch_device == "cuda"
 
 
 NO_FP64 = frozenset({"float64", "complex128"})
@@ -52,31 +67,37 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "cuBLAS, cuDNN and ATen's CUDA kernels",
             "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
             "`input_precision=\"ieee\"`, which fails float32 tolerances.",
-            profiler="torch.profiler (CUPTI)", proven=True),
+            profiler="torch.profiler (CUPTI)", proven=True, visible_devices="CUDA_VISIBLE_DEVICES",
+            ray_resource="GPU"),
     Profile("hip", "ROCm GPU (AMD, HIP)", "cuda", "hip", "CUDA", ("small", "large"), "events",
             "rocBLAS, hipBLASLt, MIOpen and ATen's HIP kernels",
             "Tensors are `cuda` tensors (ROCm's PyTorch); a wavefront is 64 threads, so `num_warps` counts "
             "64-lane warps; fp32 `tl.dot` needs `input_precision=\"ieee\"` for float32 tolerances.",
-            profiler="torch.profiler (roctracer)", limits=("no bf16 atomics on gfx90a",)),
+            profiler="torch.profiler (roctracer)", limits=("no bf16 atomics on gfx90a",),
+            visible_devices="HIP_VISIBLE_DEVICES", ray_resource="GPU"),
     Profile("xpu", "Intel XPU", "xpu", "xpu", "XPU", ("small", "large"), "events",
             "oneDNN, oneMKL and ATen's SYCL kernels",
             "Tensors are `xpu` tensors; Triton's Intel backend compiles to SPIR-V; keep `num_warps` a power "
             "of two up to 32.",
-            profiler="torch.profiler (Kineto XPU)", limits=("no fp64 on Arc client GPUs (emulated)",)),
+            profiler="torch.profiler (Kineto XPU)", limits=("no fp64 on Arc client GPUs (emulated)",),
+            visible_devices="ZE_AFFINITY_MASK", ray_resource="GPU"),
     Profile("npu", "Ascend NPU (Huawei, torch_npu)", "npu", "npu", "PrivateUse1", ("small", "large"), "host",
             "CANN aclnn operators (torch_npu)",
             "Tensors are `npu` tensors; Triton-Ascend maps a program to an AI core: use few large programs "
             "(a grid of at most the core count) and loop inside the kernel; float64 is not supported.",
             profiler="torch_npu.profiler", module="torch_npu", unsupported_dtypes=NO_FP64,
-            limits=("no fp64", "no fp32 `tl.dot` with input_precision=\"ieee\"")),
+            limits=("no fp64", "no fp32 `tl.dot` with input_precision=\"ieee\""),
+            visible_devices="ASCEND_RT_VISIBLE_DEVICES", ray_resource="NPU"),
     Profile("musa", "Moore Threads MUSA GPU", "musa", "musa", "PrivateUse1", ("small", "large"), "events",
             "muDNN and muBLAS (torch_musa)",
             "Tensors are `musa` tensors; float64 is not supported; bfloat16 atomics are not available.",
-            module="torch_musa", unsupported_dtypes=NO_FP64, limits=("no fp64", "no bf16 atomics")),
+            module="torch_musa", unsupported_dtypes=NO_FP64, limits=("no fp64", "no bf16 atomics"),
+            visible_devices="MUSA_VISIBLE_DEVICES", ray_resource="MUSA"),
     Profile("mlu", "Cambricon MLU", "mlu", "mlu", "PrivateUse1", ("small", "large"), "host",
             "CNNL operators (torch_mlu)",
             "Tensors are `mlu` tensors; float64 is not supported; bfloat16 atomics are not available.",
-            module="torch_mlu", unsupported_dtypes=NO_FP64, limits=("no fp64", "no bf16 atomics")),
+            module="torch_mlu", unsupported_dtypes=NO_FP64, limits=("no fp64", "no bf16 atomics"),
+            visible_devices="MLU_VISIBLE_DEVICES", ray_resource="MLU"),
     Profile("interpreter", "CPU (Triton interpreter)", "cpu", "interpreter", "CPU", ("small",), "host",
             "ATen's CPU kernels",
             "Kernels run in Triton's CPU interpreter (TRITON_INTERPRET=1): tensors live on the CPU and "

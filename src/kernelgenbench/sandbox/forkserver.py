@@ -27,10 +27,12 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from ..platforms.profiles import PROFILES
+
 # Variables each worker sets for itself (or that change from call to call, like pytest's name of
 # the running test); the rest of the environment picks the server.
-PER_WORKER = frozenset({"TRITON_CACHE_DIR", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                        "PYTEST_CURRENT_TEST"})
+PER_WORKER = frozenset({"TRITON_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_CURRENT_TEST",
+                        *(p.visible_devices for p in PROFILES.values() if p.visible_devices)})
 MAX_SERVERS = 2  # environments kept warm at once; the least recently used server goes first
 PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.verify.pipeline",
            "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",

@@ -61,8 +61,9 @@ def worker_env(platform: Platform, workdir: Path, device_index: int | None,
     env["TRITON_CACHE_DIR"] = triton_cache or str(workdir / "triton-cache")
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if platform.name == "cuda" and device_index is not None:
-        env["CUDA_VISIBLE_DEVICES"] = str(device_index)
+    pin = platform.profile.visible_devices
+    if pin and device_index is not None:
+        env[pin] = str(device_index)
     env.update(extra or {})
     return env
 
@@ -100,7 +101,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     start = time.monotonic()
     candidate = workdir / "candidate.py"
     candidate.write_text(request.code)
-    memory = int(limits.memory_gb * 2**30) if (limits.memory_gb and request.platform.name != "cuda") else None
+    memory = int(limits.memory_gb * 2**30) if (limits.memory_gb and not request.platform.profile.accelerated) else None
     req_path = workdir / "request.json"
     req_path.write_text(json.dumps({
         "op": request.op_id, "candidate": str(candidate), "device": request.platform.device,
