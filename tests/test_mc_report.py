@@ -87,6 +87,21 @@ def test_the_transfer_matrix_pairs_kernels_and_divides_their_speedups(store):
     assert all(cells[p, p].kernels == 0 for p in ("cuda", "hip", "npu"))
 
 
+def test_a_kernel_judged_once_on_a_platform_counts_once_however_many_runs_passed_it(store, tmp_path):
+    """On the H200 the five runs of `mc_transfer.sh` counted each interpreter judgement twice (from
+    the CUDA run and from its CUDA rejudge), giving 9 transfers for 3 kernels judged 6 times."""
+    db = tmp_path / "mc.db"
+    with sqlite3.connect(store) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)  # the store's WAL included
+    api.rejudge(db, "src", "cpu", name="src@cuda-again")
+    _relabel(db, "src@cuda-again", "cuda", speedup=4.0)
+    cells = {(c.source, c.target): c for c in _tables(db).transfers}
+    assert cells["cuda", "hip"].kernels == 2 and cells["cuda", "npu"].kernels == 2
+    assert cells["cuda", "hip"].speedup_ratio == pytest.approx(0.5)  # against the earliest cuda run
+    assert cells["cuda", "cuda"].kernels == 2 and cells["cuda", "cuda"].speedup_ratio == pytest.approx(2.0)
+    assert cells["hip", "cuda"].kernels == 4  # two cuda runs judged the two kernels hip passed
+
+
 def test_the_portability_tax_says_when_a_method_reports_no_tokens(store):
     with Store(store) as s:
         s.open_run("gen-npu", "reference", {}, "npu", Descriptor("npu").to_dict(), 3)

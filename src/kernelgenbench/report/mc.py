@@ -136,27 +136,35 @@ def _families(runs: list[Run]) -> dict[str, str]:
 
 
 def _transfers(runs: list[tuple[Run, list[Row]]], platforms: tuple[str, ...]) -> list[Transfer]:
+    """Each judgement on platform B of a kernel that passed on platform A counts once, however many
+    runs on A passed it (the earliest gives the speed ratio): a kernel rejudged from a run and from
+    that run's own rejudge is one transfer, not two. On one platform, only a later run judges an
+    earlier one's kernels."""
     family = _families([run for run, _ in runs])
     tally: dict[tuple[str, str], dict[str, Any]] = {
         (a, b): {"kernels": 0, "passed": 0, "unsupported": 0, "ratios": []} for a in platforms for b in platforms}
-    for x, x_rows in runs:
-        for y, y_rows in runs:
-            same = _platform(x) == _platform(y)
-            if x.name == y.name or family[x.name] != family[y.name] or (same and x.id > y.id):
-                continue  # two runs on one platform count once, the earlier as the source
-            judged = {(r.op, r.sample, r.code_sha): r for r in y_rows if r.code_sha and r.status is not None}
-            cell = tally[_platform(x), _platform(y)]
-            for r in x_rows:
-                other = judged.get((r.op, r.sample, r.code_sha)) if r.status == PASS else None
-                if other is None:
+    passes: dict[tuple[str, str, str, int, str], list[tuple[Run, Row]]] = {}
+    for x, x_rows in sorted(runs, key=lambda pair: pair[0].id):
+        for r in x_rows:
+            if r.status == PASS and r.code_sha:
+                passes.setdefault((family[x.name], _platform(x), r.op, r.sample, r.code_sha), []).append((x, r))
+    for y, y_rows in runs:
+        for other in (r for r in y_rows if r.code_sha and r.status is not None):
+            for a in platforms:
+                key = (family[y.name], a, other.op, other.sample, other.code_sha)
+                sources = [(x, r) for x, r in passes.get(key, [])
+                           if x.name != y.name and (a != _platform(y) or x.id < y.id)]
+                if not sources:
                     continue
+                cell = tally[a, _platform(y)]
                 if other.status == UNSUPPORTED:
                     cell["unsupported"] += 1
                     continue
                 cell["kernels"] += 1
                 cell["passed"] += other.status == PASS
-                if other.status == PASS and r.speedup and other.speedup:
-                    cell["ratios"].append(other.speedup / r.speedup)
+                first = sources[0][1]
+                if other.status == PASS and first.speedup and other.speedup:
+                    cell["ratios"].append(other.speedup / first.speedup)
     return [Transfer(a, b, t["kernels"], t["passed"], t["unsupported"], len(t["ratios"]),
                      geomean(t["ratios"]) if t["ratios"] else None) for (a, b), t in tally.items()]
 
@@ -252,9 +260,10 @@ def _markdown(t: MCTables) -> str:
                         "unsupported cases", "accuracy", "speed-up (geomean)", "timed"], results), "",
              "## Transfer matrix", "",
              "Row: the platform a kernel passed on; column: the platform it was judged on unchanged (runs linked by "
-             "`kgbench rejudge`, paired by operator, sample and code hash). Each cell: pass rate (passed/judged), "
-             "and the geometric mean of speed-up there over speed-up on the row's platform, over the kernels "
-             "timed on both.", "",
+             "`kgbench rejudge`, paired by operator, sample and code hash; each judgement on the column's platform "
+             "counts once, however many runs passed the kernel on the row's). Each cell: pass rate (passed/judged), "
+             "and the geometric mean of speed-up there over speed-up on the row's platform (its earliest run), over "
+             "the kernels timed on both.", "",
              _md_table(["passed on \\ judged on"] + list(t.platforms), matrix), ""]
     parts += ["## Portability tax", "",
               f"Tokens and wall time (generation plus judging) spent on the operators solved both on the platform "
