@@ -15,9 +15,21 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from kernelgenbench.suite import registry
+
 from .conftest import CANDIDATES
 
-OP = re.compile(r"replaces [^`]*`([a-z]+::\w+(?:~\w+)?)`")  # a perturbed twin: `aten::silu~beta`
+OP = re.compile(r"replaces [^`]*`([a-z]+::\w+)`")
+
+
+def task_of(prompt: str) -> str | None:
+    """The operator a prompt asks for, as a model could tell: its id, and for a perturbed twin (asked
+    for under its original's id) the contract its text states."""
+    found = OP.search(prompt)
+    if not found:
+        return None
+    twin = next((t for t in registry.twins() if t.twin_of == found.group(1) and t.doc.strip() in prompt), None)
+    return twin.id if twin else found.group(1)
 
 
 @dataclass(frozen=True)
@@ -82,8 +94,7 @@ class Loopback:
     def answer(self, path: str, body: dict[str, Any]) -> Item:
         messages = body.get("messages") or []
         first = messages[0]["content"] if messages else ""
-        found = OP.search(first if isinstance(first, str) else json.dumps(first))
-        op = found.group(1) if found else None
+        op = task_of(first if isinstance(first, str) else json.dumps(first))
         with self.lock:
             n = len(self.generations(op))
             script = self.scripts.get(op or "", [no_code()])

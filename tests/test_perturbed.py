@@ -126,3 +126,36 @@ def test_speed_gap_is_the_geomean_of_paired_ratios_and_flags_one_operator_over_i
     flagged = gap(per_sample)
     assert flagged is not None and flagged.pairs[0].flagged and flagged.pairs[0].accuracy.pairs == MIN_PAIRS
     assert not gap(per_sample[:2 * (MIN_PAIRS - 1)]).pairs[0].flagged  # too few samples to say
+
+
+@pytest.mark.parametrize("method", ["llm", "agent"])
+def test_a_twin_is_asked_for_under_its_originals_id(method):
+    """A contamination probe must not announce itself: the model reads the twin's contract (its doc)
+    under the original's name, never the twin's id or tag."""
+    from kernelgenbench import prompts
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    for twin in registry.twins():
+        text = prompts.render(twin, method)
+        assert twin.id not in text and "~" not in text, twin.id
+        assert f"`{twin.twin_of}`" in text and twin.doc.strip() in text
+        told = prompts.feedback(twin, prompts.Judged("wrong_result", f"{twin.id}: output 0 is off",
+                                                     Verdict(twin.id, Status.WRONG_RESULT, "off")))
+        assert twin.id not in told and twin.twin_of in told
+
+
+def test_verify_under_the_originals_id_judges_the_twin_in_its_agent_workspace(monkeypatch):
+    """The agent's `kgbench` wrapper sets KGB_OP_ALIAS=ORIGINAL=TWIN: the verify command its task shows
+    (with the original's id) then judges the twin's contract, which the original's code fails."""
+    from kernelgenbench import prompts
+
+    twin = registry.get("aten::neg~half")
+    code = candidate_path(solutions_dir(), twin.id)
+    monkeypatch.setenv(prompts.ALIAS_ENV, f"{twin.twin_of}={twin.id}")
+    v = api.verify_file(code, "aten::neg", device="cpu", public_only=True, seed=3)
+    assert v.op == twin.id and v.passed
+    original = api.verify_file(candidate_path(solutions_dir(), "aten::neg"), "neg", device="cpu", public_only=True,
+                               seed=3, fail_fast=True)
+    assert original.op == twin.id and not original.passed
+    monkeypatch.delenv(prompts.ALIAS_ENV)
+    assert api.verify_file(code, "aten::neg", device="cpu", public_only=True, seed=3, fail_fast=True).op == "aten::neg"

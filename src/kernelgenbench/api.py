@@ -45,7 +45,7 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
                 seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False,
                 checks: tuple[str, ...] = CHECKS) -> Verdict:
     """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker."""
-    operator = registry.get(op)
+    operator = registry.get(prompts.real_id(op))
     code = read_source(path)
     platform = detect(device)
     unknown = set(checks) - set(CHECKS)
@@ -66,7 +66,7 @@ def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int
               config: TimingConfig = TimingConfig(), timeout_s: float = 600.0) -> Verdict:
     """Time a candidate against the native baseline on `op`'s performance cases (a GPU is needed).
     Meant for a candidate that has passed `verify_file`; the timed outputs are checked again."""
-    operator = registry.get(op)
+    operator = registry.get(prompts.real_id(op))
     code = read_source(path)
     platform = time_platform(device)
     seed = secrets.randbits(47) if seed is None else seed

@@ -195,10 +195,12 @@ class AgentMethod:
         (work / "TASK.md").write_text(text)
         (work / "kernel.py").write_text(skeleton)
         kgbench = bin_dir / "kgbench"
-        kgbench.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m kernelgenbench.cli "$@"\n')
+        # a twin's workspace verifies against the twin under the original's id (`prompts.shown_id`)
+        alias = f"{prompts.ALIAS_ENV}={shlex.quote(f'{task.op.twin_of}={task.op.id}')} " if task.op.twin_of else ""
+        kgbench.write_text(f'#!/bin/sh\n{alias}exec {shlex.quote(sys.executable)} -m kernelgenbench.cli "$@"\n')
         kgbench.chmod(0o755)
-        values = {"prompt": text, "task_file": str(work / "TASK.md"), "workspace": str(work), "op": task.op.id,
-                  "model": self.model or ""}
+        values = {"prompt": text, "task_file": str(work / "TASK.md"), "workspace": str(work),
+                  "op": prompts.shown_id(task.op), "model": self.model or ""}
         argv = [part.format(**values) for part in self.argv]
         env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
         out_path, err_path = root / "stdout", root / "stderr"

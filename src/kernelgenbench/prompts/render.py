@@ -8,6 +8,7 @@ only as "a hidden case".
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -107,10 +108,31 @@ def public_cases(op: Operator, platform: Platform) -> list[str]:
     return [c.name for c in op.select_cases(sizes=platform.sizes, public_only=True) if all(map(runs, c.dtypes))]
 
 
+ALIAS_ENV = "KGB_OP_ALIAS"
+
+
+def real_id(op_id: str) -> str:
+    """The operator an id given to `kgbench verify` stands for: in a twin's agent workspace the
+    `kgbench` wrapper sets KGB_OP_ALIAS=ORIGINAL=TWIN, so the original's id verifies the twin."""
+    shown, _, twin = os.environ.get(ALIAS_ENV, "").partition("=")
+    if shown and twin:
+        from ..suite import registry
+
+        if registry.normalize(op_id) == shown:
+            return twin
+    return op_id
+
+
+def shown_id(op: Operator) -> str:
+    """The id a model or agent sees: a perturbed twin is asked for under its original's id, so the
+    task does not announce itself as a contamination probe (its doc states what it computes)."""
+    return op.twin_of or op.id
+
+
 def verify_command(op: Operator, platform: Platform) -> str:
     flag = {"cuda": "", "interpreter": " --device cpu"}
     device = flag.get(platform.name, f" --device {platform.name}")
-    return f"kgbench verify kernel.py --op {op.id} --public{device}"
+    return f"kgbench verify kernel.py --op {shown_id(op)} --public{device}"
 
 
 def _template(name: str) -> Template:
@@ -161,7 +183,7 @@ def render(op: Operator, method: str = "llm", platform: Platform | None = None) 
     t = op.tolerance
     cases = public_cases(op, platform)
     return _template(f"{op.source}.{KINDS[method]}").substitute(
-        op_id=op.id,
+        op_id=shown_id(op),
         name=op.name,
         doc=op.doc.strip(),
         notes=f"\n\nNote: {op.notes.strip()}" if op.notes.strip() else "",
@@ -218,6 +240,7 @@ def feedback(op: Operator, judged: Judged, traceback_lines: int = 20) -> str:
     if v is not None and v.traceback and judged.status != "pass":
         tail = "\n".join(v.traceback.strip().splitlines()[-traceback_lines:])
         tb = f"Traceback (last lines):\n{tail}\n"
-    return _template("reflect").substitute(
+    text = _template("reflect").substitute(
         status=judged.status, reason=_hide(judged.reason.strip(), hidden).rstrip(".") + ".",
         failing=_hide(failing, hidden), traceback=_hide(tb, hidden)).strip() + "\n"
+    return text.replace(op.id, shown_id(op))
