@@ -72,13 +72,14 @@ def ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
 def _twins(source: Optional[str]) -> None:
     if source is not None and source not in registry.VIEWS["MS"]:
         raise api.UsageError(f"unknown source {source!r}: use aten, vllm or cublas")
-    table = Table(Column("twin", no_wrap=True), Column("original", no_wrap=True), "what changed",
-                  "cases small/large/perf (public)")
+    # the twin's id names its original (ORIGINAL~tag); what changed takes the width left and wraps
+    table = Table(Column("twin", no_wrap=True), Column("what changed", ratio=1, min_width=12),
+                  Column("cases\nsmall/large/perf\n(public)", no_wrap=True))
     twins = registry.twins(source)
     for t in twins:
         sizes = Counter(c.size for c in t.cases)
         public = sum(c.visibility == "public" for c in t.cases)
-        table.add_row(t.id, t.twin_of, t.perturbation, f"{sizes['small']}/{sizes['large']}/{sizes['perf']} ({public})")
+        table.add_row(t.id, t.perturbation, f"{sizes['small']}/{sizes['large']}/{sizes['perf']} ({public})")
     out.print(table)
     counts = Counter(t.source for t in twins)
     per_source = ", ".join(f"{s} {counts[s]}" for s in registry.VIEWS["MS"] if counts[s])
