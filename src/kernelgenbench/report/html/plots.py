@@ -81,8 +81,9 @@ def fast_p_curves(runs: list[RunView]) -> Plot:
                                  hovertemplate="%{fullData.name}: fast_%{x:.2f} = %{y:.1f}%<extra></extra>"))
     fig.add_vline(x=1.0, line={"dash": "dot", "color": "#888"})
     _layout(fig, xaxis={"title": "p (speed-up threshold)", "range": [0, 3]},
-            yaxis={"title": "fast_p: operators passed and faster than p (%)", "rangemode": "tozero"})
-    return Plot("fast-p", "fast_p curves", fig if fig.data else None, _not_timed(runs))
+            yaxis={"title": "fast_p (%)", "rangemode": "tozero"})
+    return Plot("fast-p", "fast_p curves: operators passed and faster than p (%)", fig if fig.data else None,
+                _not_timed(runs))
 
 
 def speedup_heatmap(data: SiteData, links: dict[str, str]) -> Plot:
