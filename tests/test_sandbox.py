@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from kernelgenbench.platforms import INTERPRETER, Platform
@@ -59,3 +61,22 @@ def test_workers_are_forked_from_one_server_that_is_replaced_when_it_dies(candid
     assert first.status is second.status is third.status is plain.status is Status.CRASH
     assert first.reason == third.reason == plain.reason and "SIGSEGV" in first.reason
     assert first.failing_case == plain.failing_case
+
+
+def test_a_worker_forked_from_the_servers_imports_can_still_compute_in_parallel():
+    """A forked child inherits its parent's OpenMP pool: had the server's imports run one parallel
+    torch op, every child would hang in its first one (seen here: a matmul before fork). Timing
+    workers compute float64 truths on all cores, so the server's imports must never compute."""
+    script = (
+        "import os, sys, torch\n"
+        "from kernelgenbench.sandbox import forkserver\n"
+        "for name in forkserver.PRELOAD: __import__(name)\n"
+        "from triton.runtime.cache import triton_key; triton_key()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    torch.set_num_threads(2)\n"
+        "    a = torch.randn(800, 800, dtype=torch.float64); (a @ a).sum()\n"
+        "    os._exit(0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
