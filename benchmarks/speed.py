@@ -215,8 +215,12 @@ def throughput(out: Path, db: str, run_name: str) -> bool:
         if run is None:
             sys.exit(f"no run {run_name!r} in {db}")
         rows, totals = [], {"startup": 0.0, "compile": 0.0, "correctness": 0.0, "timing": 0.0}
+        cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
         for a in store.attempts(run.id):
             v, t = store.verdict(a.id), store.timing(a.id)
+            for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
+                for phase, x in (c.get("phases_s") or {}).items():
+                    cases[phase] = cases.get(phase, 0.0) + x
             p = (v.extra.get("phases") if v else None) or {}
             q = (t.extra.get("phases") if t else None) or {}
             startup = p.get("startup_s", 0.0) + q.get("startup_s", 0.0)
@@ -234,10 +238,13 @@ def throughput(out: Path, db: str, run_name: str) -> bool:
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers); "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
-               f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})")
+               f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
+               + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
+                  if cases else ""))
     write(out, "throughput-h200", "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
-           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "run": run_name},
+           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "timed_cases_s": cases,
+                                                   "run": run_name},
           env=run.environment)
     return True
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import statistics
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -93,6 +94,9 @@ class CaseTiming:
     candidate_wall_us: float
     floor_us: float | None
     mode: str
+    # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, and the calls:
+    # warm-ups, timed samples, host-clock samples), so a run shows where its timing time goes.
+    phases_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def speedup(self) -> float:
@@ -132,7 +136,8 @@ class CaseTiming:
     def from_dict(cls, d: dict[str, Any]) -> CaseTiming:
         return cls(case=d["case"], overload=d["overload"], baseline=Stats(**d["baseline"]),
                    candidate=Stats(**d["candidate"]), baseline_wall_us=d["baseline_wall_us"],
-                   candidate_wall_us=d["candidate_wall_us"], floor_us=d.get("floor_us"), mode=d["mode"])
+                   candidate_wall_us=d["candidate_wall_us"], floor_us=d.get("floor_us"), mode=d["mode"],
+                   phases_s=d.get("phases_s", {}))
 
 
 def operator_speedup(timing: Verdict) -> float | None:
@@ -252,13 +257,34 @@ class CaseTimer:
         return self.binding if side == "candidate" else nullcontext()
 
     def time_case(self, case: Case) -> CaseTiming:
+        start = time.perf_counter()
+        phases: dict[str, float] = {}
+
+        def timed_as(phase: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - t0
+
+        def inputs(salt: int = 0) -> dict[str, Any]:
+            return timed_as("inputs", case_inputs, case, self.seed, self.device, salt=salt)
+
+        def truth_of(values: dict[str, Any]) -> Expected:
+            def computed() -> Expected:
+                found = expected_outputs(self.op, ov, values, self.device)
+                self._sync()
+                return found
+            return timed_as("truth", computed)
+
+        def check(*args: Any) -> str | None:
+            return timed_as("checks", _check, *args)
+
         ov = self.op.overload(case.overload)
-        first = case_inputs(case, self.seed, self.device)
-        sets = [first] + [case_inputs(case, self.seed, self.device, salt=k)
-                          for k in range(1, _set_count(first, self.config.input_sets))]
-        pristine = [clone_values(v) for v in sets] if ov.writes else []
-        expected = [expected_outputs(self.op, ov, v, self.device) for v in sets]
-        self._sync()
+        first = inputs()
+        sets = [first] + [inputs(k) for k in range(1, _set_count(first, self.config.input_sets))]
+        pristine = timed_as("inputs", lambda: [clone_values(v) for v in sets]) if ov.writes else []
+        expected = [truth_of(v) for v in sets]
         candidate = [self._candidate(ov, v) for v in sets]
         native = [self._native(ov, v) for v in sets]
         threads = threading.active_count()
@@ -275,7 +301,7 @@ class CaseTimer:
             for _ in range(self.config.warmup):
                 restore(i)
                 result = self._call(candidate[i])
-            problem = _check(self.op, ov, before(i), outputs_of(ov, result, sets[i]), expected[i], self.seed)
+            problem = check(self.op, ov, before(i), outputs_of(ov, result, sets[i]), expected[i], self.seed)
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
         with self.binding:
@@ -348,14 +374,14 @@ class CaseTimer:
                 out = self._call(candidate[i])
             else:
                 out = graph_outputs[i] if graph_outputs else last[i]
-            problem = _check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
+            problem = check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
-        _refill(sets[0], case_inputs(case, self.seed, self.device, salt=0x5A5A5A))
-        truth = expected_outputs(self.op, ov, sets[0], self.device)
-        fresh = clone_values(sets[0])
+        _refill(sets[0], inputs(0x5A5A5A))
+        truth = truth_of(sets[0])
+        fresh = timed_as("inputs", clone_values, sets[0])
         out = self._call(candidate[0])
-        problem = _check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed)
+        problem = check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed)
         if problem:
             raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
                                                      f"{problem} (a result cached across calls?)")
@@ -363,7 +389,9 @@ class CaseTimer:
         floor = None
         if self.bandwidth:
             floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
-        return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode)
+        phases["calls"] = time.perf_counter() - start - sum(phases.values())
+        return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
+                          {k: round(v, 4) for k, v in phases.items()})
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
