@@ -374,14 +374,14 @@ class Store:
              "LEFT JOIN verdicts v ON v.attempt_id = a.id LEFT JOIN costs c ON c.attempt_id = a.id "
              "LEFT JOIN timings t ON t.attempt_id = a.id "
              "WHERE a.run_id=? ORDER BY a.op, a.sample, a.round")
+        from .verify.timing import speedup_of_cases  # lazily: the timing layer imports torch
+
         for r in self._q(q, (run_id,)):
             detail = json.loads(r[15]) if r[15] else {}
             timing = detail.get("extra", {}).get("timing", {})
             # derived from the stored measurements by today's rules (the floor's plausibility among them)
             speedup, flagged = r[14], 0
             if timing.get("cases"):
-                from .verify.timing import speedup_of_cases
-
                 speedup, flagged = speedup_of_cases(timing["cases"], passed=r[14] is not None)
             # parsed here, not with SQLite's json_extract: Python's JSON holds NaN and Infinity, SQLite's does not
             unsupported = (json.loads(r[17]).get("extra") or {}).get("unsupported", {}).get("cases", 0) if r[17] else 0

@@ -112,7 +112,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             proven=True),
 )}
 
-ACCELERATORS: tuple[str, ...] = tuple(n for n in PROFILES if n != "interpreter")
+ACCELERATORS: tuple[str, ...] = tuple(n for n, p in PROFILES.items() if p.accelerated)
 ALIASES = {"cpu": "interpreter", "rocm": "hip"}
 
 

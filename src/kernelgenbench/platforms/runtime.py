@@ -37,7 +37,7 @@ INTERPRETER = platform_of(PROFILES["interpreter"])
 def device_count(p: Profile) -> int:
     """How many of `p`'s devices this machine has: 0 when its torch extension or device is missing,
     and for `cuda`/`hip` when torch is built for the other one (ROCm's torch also says `cuda`)."""
-    if p.name == "interpreter":
+    if not p.accelerated:
         return 1
     import torch
 
