@@ -6,7 +6,8 @@
 # FILES_AT` before the next: carrying it sends this machine's store, not the one the last call wrote
 # (carry the file, not runs/: the unpacked results of earlier calls there outgrow what a call takes).
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
-#             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again)
+#             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again;
+#             KGB_TIMERS: timing jobs at once on the GPU, default 4)
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
 #   corpus    the whole cheat corpus on the GPU
@@ -53,7 +54,8 @@ PY
           fi
           $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
-            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" 2>&1 | tee -a "$out/run1.log" ;;
+            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 \
+            | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) KGB_CHEAT_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_cheats.py 2>&1 \
               | tee "$out/corpus-cuda.log" ;;

@@ -120,3 +120,37 @@ def test_timing_phase_times_each_pass_once_and_resumes(tmp_path):
         campaign(store)
         assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
         assert "## Speed" in api.report(str(tmp_path / "k.db"), "timed", "md")
+
+
+def test_timing_workers_share_the_device_and_one_crowded_out_is_timed_again_alone(tmp_path, monkeypatch):
+    """Two timing workers at once (their measurements take turns through the device gate) time both
+    passes; a worker that cannot get the device (here: the gate held elsewhere, as by a stuck
+    neighbour) is not the candidate's failure: it is timed again alone, and says so."""
+    from kernelgenbench import methods
+    from kernelgenbench.execute import LocalPool, run_campaign
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.device_gate import DeviceGate, gate_path
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+
+    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
+    monkeypatch.setenv("KGB_GATE_WAIT_S", "1")
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+    ops = [registry.get("aten::silu"), registry.get("aten::add")]
+
+    def campaign(store, name, these=ops):
+        return run_campaign(store, methods.create("reference"), these, INTERPRETER, name=name,
+                            plan=Plan(("small",)), timing=quick, executor=LocalPool(INTERPRETER, workers=2, timers=2))
+
+    with Store(tmp_path / "k.db") as store:
+        run = campaign(store, "shared").run
+        timings = [store.timing(a.id) for a in store.attempts(run.id)]
+        assert [t.status.value for t in timings] == ["pass", "pass"]
+        assert not any("timed_alone_after" in t.extra for t in timings)
+        with DeviceGate(gate_path("cpu")).shared():  # no measurement can start
+            run = campaign(store, "stuck", ops[:1]).run
+        timings = [store.timing(a.id) for a in store.attempts(run.id)]
+        assert [t.status.value for t in timings] == ["infra_error"]
+        assert all("held by another timing worker" in t.reason for t in timings)
+        assert all(t.extra["timed_alone_after"].startswith("infra_error: during timing") for t in timings)

@@ -1,5 +1,6 @@
 """The local pool's scheduling, without GPUs: verification spreads over every worker slot, timing
-puts one candidate on each GPU at a time and keeps every GPU busy."""
+puts `timers` candidates on each GPU at a time (their measurements take turns there, see
+test_device_gate.py) and keeps every GPU busy; a job timed again alone has its GPU to itself."""
 
 from __future__ import annotations
 
@@ -31,10 +32,22 @@ def _overlap(a: tuple[int | None, float, float], b: tuple[int | None, float, flo
     return a[1] < b[2] and b[1] < a[2]
 
 
-def test_timing_holds_each_gpu_alone_and_uses_every_gpu():
+def _most_at_once(spans: list[tuple[int | None, float, float]], device: int | None) -> int:
+    mine = [s for s in spans if s[0] == device]
+    return max(sum(1 for o in mine if o[1] <= s[1] < o[2]) for s in mine)
+
+
+def test_timing_puts_timers_jobs_on_each_gpu_and_uses_every_gpu():
     record = Recorder()
-    results = dict(LocalPool(TWO_GPUS, workers=8).time_each(record, list(range(8))))
-    assert results == {j: 10 * j for j in range(8)}
+    results = dict(LocalPool(TWO_GPUS, workers=8, timers=3).time_each(record, list(range(12))))
+    assert results == {j: 10 * j for j in range(12)}
+    assert {d for d, _, _ in record.spans} == {0, 1}
+    assert _most_at_once(record.spans, 0) == _most_at_once(record.spans, 1) == 3
+
+
+def test_a_job_timed_alone_has_its_gpu_to_itself():
+    record = Recorder()
+    list(LocalPool(TWO_GPUS, workers=8, timers=3).time_each(record, list(range(8)), alone=True))
     spans = record.spans
     assert {d for d, _, _ in spans} == {0, 1}
     assert not any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] == b[0])

@@ -126,6 +126,8 @@ def test_every_accelerator_pins_a_worker_with_its_own_variable_and_asks_ray_for_
     options = task_options(p)
     asked = options.get("num_gpus") and "GPU" or next(iter(options.get("resources", {})), None)
     assert options["num_cpus"] == 1 and asked == p.ray_resource
+    quarter = task_options(p, 0.25)  # a timing task among four on one device
+    assert quarter.get("num_gpus", quarter.get("resources", {}).get(p.ray_resource)) == 0.25
 
 
 def test_the_interpreter_pins_nothing_and_asks_ray_for_a_cpu_only(tmp_path, monkeypatch):

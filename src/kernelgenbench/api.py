@@ -109,7 +109,7 @@ EXECUTORS = ("local", "ray")
 
 @contextmanager
 def executor_for(kind: str, platform: Platform, workers: int | None = None,
-                 address: str | None = None) -> Iterator[Executor]:
+                 address: str | None = None, timers: int | None = None) -> Iterator[Executor]:
     """The local pool, or a Ray cluster's tasks (`address`: the cluster's; default: RAY_ADDRESS or a
     new local cluster, shut down afterwards)."""
     if kind not in EXECUTORS:
@@ -117,12 +117,12 @@ def executor_for(kind: str, platform: Platform, workers: int | None = None,
     if address is not None and kind != "ray":
         raise UsageError("--address is the Ray cluster's: it goes with --executor ray")
     if kind == "local":
-        yield LocalPool(platform, workers)
+        yield LocalPool(platform, workers, timers)
         return
     from .execute.cluster import RayExecutor
 
     try:
-        ray_executor = RayExecutor(platform, address, workers)
+        ray_executor = RayExecutor(platform, address, workers, timers)
     except ExecutorError as e:
         raise UsageError(str(e)) from None
     with ray_executor:
@@ -131,7 +131,7 @@ def executor_for(kind: str, platform: Platform, workers: int | None = None,
 
 def run(method: str | None = None, *, config: str | Path | None = None, ops: list[str] | None = None,
         source: str | None = None, db: str | Path | None = None, device: str | None = None,
-        name: str | None = None, fresh: bool = False, workers: int | None = None,
+        name: str | None = None, fresh: bool = False, workers: int | None = None, timers: int | None = None,
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
@@ -155,13 +155,13 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     except ConfigError as e:
         raise UsageError(str(e)) from None
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
-             "workers": workers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf, "graph": graph,
-             "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
+             "workers": workers, "timers": timers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf,
+             "graph": graph, "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
              "with_perturbed": with_perturbed, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
-                ("method", "ops", "source", "db", "device", "name", "workers", "timeout", "concurrency", "prices",
-                 "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed")}
+                ("method", "ops", "source", "db", "device", "name", "workers", "timers", "timeout", "concurrency",
+                 "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -185,7 +185,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     m.check()
     concurrency = campaign["concurrency"] or m.schedule().concurrency
     extra = {"prices": campaign["prices"]} if campaign["prices"] else None
-    with executor_for(campaign["executor"], platform, campaign["workers"], campaign["address"]) as pool, \
+    with executor_for(campaign["executor"], platform, campaign["workers"], campaign["address"],
+                      campaign["timers"]) as pool, \
             Store(campaign["db"]) as store:
         return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
                             name=campaign["name"], fresh=fresh, executor=pool, concurrency=concurrency,

@@ -208,6 +208,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         name: Optional[str] = typer.Option(None, help="run name (default: derived from the configuration)"),
         fresh: bool = typer.Option(False, help="start a new run even if one with this name exists"),
         workers: Optional[int] = typer.Option(None, help="parallel sandboxed workers"),
+        timers: Optional[int] = typer.Option(None, help="timing jobs at once per GPU, their measurements "
+                                             "taking turns (default: 4)"),
         executor: Optional[str] = typer.Option(None, help="local (default) or ray: judge as Ray tasks on a cluster"),
         address: Optional[str] = typer.Option(None, help="with --executor ray: the cluster's address "
                                               "(default: RAY_ADDRESS, else a new local cluster)"),
@@ -259,7 +261,7 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         out.print(f"  timed {attempt.op}: [{colour}]{v.status.value}[/{colour}]: {figure} ({v.seconds:.1f} s)")
 
     result = api.run(method, config=config, dir=dir, ops=_ops_list(ops), source=source, db=db, device=device,
-                     name=name, fresh=fresh, workers=workers, timeout_s=timeout, concurrency=concurrency,
+                     name=name, fresh=fresh, workers=workers, timers=timers, timeout_s=timeout, concurrency=concurrency,
                      model=model, provider=provider, base_url=base_url, api_key_env=api_key_env,
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,

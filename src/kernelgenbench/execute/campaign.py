@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..methods.base import Interrupted, Method, Task, Turn
@@ -85,6 +85,12 @@ def judge_job(platform: Platform, seed: int, plan: Plan, limits: Limits, extra_e
             cache = None
     return judge(Request(job.op, job.code, platform, seed, plan, device_index, extra_env=extra_env, timing=timing,
                          triton_cache=cache), limits)
+
+
+def crowded_out(verdict: Verdict) -> bool:
+    """A timing verdict its neighbours may have caused (device or host memory they held, a wait
+    behind them), so one that counts only once the candidate was timed alone."""
+    return verdict.status in (Status.INFRA_ERROR, Status.TIMEOUT, Status.CRASH)
 
 
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
@@ -168,7 +174,8 @@ class _Campaign:
 
     def judge_fn(self, timing: TimingConfig | None = None) -> Callable[[Job, int | None], Verdict]:
         """Verification (with this run's share of threads per worker), or with `timing`, timing."""
-        extra_env = self.threads if timing is None else {}
+        threads = self.executor.threads if timing is None else self.executor.timing_threads
+        extra_env = {"OMP_NUM_THREADS": str(threads)}
         return functools.partial(judge_job, self.platform, self.run.seed, self.plan, self.limits, extra_env, timing)
 
     def triton_cache(self, attempt: Attempt) -> str:
@@ -176,25 +183,32 @@ class _Campaign:
         root = self.store.path.parent / f"{self.store.path.name}.triton"
         return str(root / (code_sha(attempt.source_code) or "none"))
 
-    @property
-    def threads(self) -> dict[str, str]:
-        """Each worker's share of the CPU, so parallel workers do not oversubscribe it."""
-        return {"OMP_NUM_THREADS": str(self.executor.threads)}
-
     def time_passes(self, timing: TimingConfig, ops: set[str]) -> None:
-        """Time every passed attempt of `ops` after all verification is done, one per GPU at a time:
-        nothing else runs on a GPU while a candidate is timed there (on Ray too: each task holds a
-        whole GPU). A run resumed for some of its operators times only those."""
+        """Time every passed attempt of `ops` after all verification is done, `timers` per GPU at a
+        time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
+        A job its neighbours may have failed (out of device memory, a stuck neighbour, a timeout) is
+        timed again alone before its verdict counts. A run resumed for some operators times only those."""
         attempts = [a for a in self.store.untimed_passes(self.run.id) if a.op in ops]
         jobs = [self.job(a) for a in attempts]
         of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
+        crowded = []
         for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs):
-            attempt = of_job[id(job)]
-            self.store.put_timing(attempt.id, verdict)
-            if self.on_timing:
-                self.on_timing(attempt, verdict)
-            if self.stop.is_set():
-                raise Interrupted
+            if self.executor.timers > 1 and crowded_out(verdict):
+                crowded.append((job, verdict))
+            else:
+                self._timed(of_job[id(job)], verdict)
+        first = {id(job): verdict for job, verdict in crowded}
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), [job for job, _ in crowded], alone=True):
+            before = first[id(job)]
+            self._timed(of_job[id(job)], replace(verdict, extra=verdict.extra | {
+                "timed_alone_after": f"{before.status.value}: {before.reason}"}))
+
+    def _timed(self, attempt: Attempt, verdict: Verdict) -> None:
+        self.store.put_timing(attempt.id, verdict)
+        if self.on_timing:
+            self.on_timing(attempt, verdict)
+        if self.stop.is_set():
+            raise Interrupted
 
     def _report(self, outcome: Outcome) -> None:
         with self.lock:
@@ -221,7 +235,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     executor = executor or LocalPool(platform)
     config = {"method": method.name, **method.config(), "ops": [o.id for o in ops], "sizes": list(plan.sizes),
               "timeout_s": limits.timeout_s, "samples": schedule.samples, "rounds": schedule.rounds,
-              "early_stop": schedule.early_stop, "workers": executor.workers,
+              "early_stop": schedule.early_stop, "workers": executor.workers, "timers": executor.timers,
               **(extra_config or {})}
     if timing is not None:
         config["timing"] = asdict(timing)

@@ -3,8 +3,9 @@ process on the node that runs it, and returns the verdict to the driver, which a
 
 A task asks for one CPU and, on an accelerator, one device of the platform's Ray resource (`GPU` on
 CUDA, ROCm and XPU, `NPU` on Ascend: Ray sets the visible-devices variable, which the sandboxed
-worker inherits), so verification holds its device as on the local pool, and a timing task is alone
-on its device. MUSA and MLU have no resource built into Ray: their clusters declare `MUSA`/`MLU`
+worker inherits), so verification holds its device as on the local pool; a timing task asks for a
+share of one, and its measurements take turns with its neighbours' there (verify/device_gate.py).
+MUSA and MLU have no resource built into Ray: their clusters declare `MUSA`/`MLU`
 per node, and then pinning within a node is not done (run on CUDA for real only). Every node needs
 kernelgenbench installed (the same version as the driver's).
 Ray is optional (`pip install 'kernelgenbench[ray]'`) and imported only when this executor is made.
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from ..platforms import Platform, Profile
+from .local import TIMERS_PER_DEVICE
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -53,19 +55,21 @@ def _on_node(fn: Callable[[J, int | None], R], job: J) -> R:
     return fn(job, None)
 
 
-def task_options(profile: Profile) -> dict[str, Any]:
-    """What one judging task asks Ray for: a CPU, and one device of the platform's resource."""
+def task_options(profile: Profile, share: float = 1.0) -> dict[str, Any]:
+    """What one judging task asks Ray for: a CPU, and `share` of one device of the platform's resource
+    (a timing task 1/timers: its measurements take turns with its neighbours' on the device)."""
     device = profile.ray_resource
     if device == "GPU":
-        return {"num_cpus": 1, "num_gpus": 1}
-    return {"num_cpus": 1, "resources": {device: 1}} if device else {"num_cpus": 1}
+        return {"num_cpus": 1, "num_gpus": share}
+    return {"num_cpus": 1, "resources": {device: share}} if device else {"num_cpus": 1}
 
 
 class RayExecutor:
     """Connects to the Ray cluster at `address` (None: RAY_ADDRESS, else a new local one); `workers`
     caps jobs in flight (default: the cluster's GPUs on CUDA, its CPUs on the interpreter)."""
 
-    def __init__(self, platform: Platform, address: str | None = None, workers: int | None = None):
+    def __init__(self, platform: Platform, address: str | None = None, workers: int | None = None,
+                 timers: int | None = None):
         ray = import_ray()
         self._ray = ray
         self._started = False
@@ -84,22 +88,28 @@ class RayExecutor:
             self.close()
             raise ExecutorError(f"the Ray cluster has no {device or 'CPU'} for {platform.name} jobs")
         self.workers = max(1, workers or slots)
-        self.threads = 1  # each task holds one CPU
-        self._task = ray.remote(_on_node).options(**task_options(platform.profile))
+        self.threads = self.timing_threads = 1  # each task holds one CPU
+        self.timers = max(1, timers or (TIMERS_PER_DEVICE if device else 1))
+        self._remote = ray.remote(_on_node)
+        self._profile = platform.profile
+        self._task = self._remote.options(**task_options(platform.profile))
 
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         return self._ray.get(self._task.remote(fn, job))
 
-    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        pending = {self._task.remote(fn, job): job for job in jobs}
+    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J], task: Any = None) -> Iterator[tuple[J, R]]:
+        pending = {(task or self._task).remote(fn, job): job for job in jobs}
         while pending:
             done, _ = self._ray.wait(list(pending), num_returns=1)
             for ref in done:
                 yield pending.pop(ref), self._ray.get(ref)
 
-    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        """Each timing task holds a whole GPU (num_gpus=1), so Ray runs one per GPU at a time."""
-        return self.map(fn, jobs)
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
+                  alone: bool = False) -> Iterator[tuple[J, R]]:
+        """Each timing task holds 1/timers of a GPU (`alone`: a whole one), so Ray runs `timers` per GPU
+        at a time; on the node their measurements take turns (verify/device_gate.py)."""
+        share = 1.0 if alone else 1.0 / self.timers
+        return self.map(fn, jobs, self._remote.options(**task_options(self._profile, share)))
 
     def close(self) -> None:
         """Shut down the local cluster this executor started, if it started one."""

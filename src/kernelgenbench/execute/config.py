@@ -28,7 +28,7 @@ else:
 NUMBER = (int, float)
 KEYS: dict[str, tuple[type, ...]] = {
     "method": (str,), "ops": (list, str), "source": (str,), "db": (str,), "device": (str,), "name": (str,),
-    "workers": (int,), "timeout": NUMBER, "concurrency": (int,), "dir": (str,),
+    "workers": (int,), "timers": (int,), "timeout": NUMBER, "concurrency": (int,), "dir": (str,),
     "provider": (str,), "model": (str,), "base_url": (str,), "api_key_env": (str,), "temperature": NUMBER,
     "top_p": NUMBER, "max_tokens": (int,), "request_timeout": NUMBER, "retries": (int,), "backoff": NUMBER,
     "samples": (int,), "n": (int,), "rounds": (int,), "agent": (str,), "budget": NUMBER, "prices": (dict,),

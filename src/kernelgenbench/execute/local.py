@@ -21,7 +21,8 @@ class Executor(Protocol):
 
     workers: int  # jobs at once
     threads: int  # CPU threads each job's worker may use
-
+    timers: int  # timing jobs at once per device (their measurements take turns: verify/device_gate.py)
+    timing_threads: int  # CPU threads each timing job's worker may use
 
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         """Run fn(job, device_index) in the calling thread once a worker slot is free."""
@@ -31,19 +32,26 @@ class Executor(Protocol):
         """Run fn(job, device_index) for every job; yield results as they complete."""
         ...
 
-    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        """Like map, for timing: each job alone on its device (one per GPU at a time, every GPU busy),
-        run once verification is over."""
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
+                  alone: bool = False) -> Iterator[tuple[J, R]]:
+        """Like map, for timing, once verification is over: `timers` jobs per device at a time, every
+        device busy (`alone`: one per device, for a job the first pass could not time beside others)."""
         ...
 
 
+TIMERS_PER_DEVICE = 4  # on an accelerator; see benchmarks/results/README.md (parallel timing on the H200)
+
+
 class LocalPool:
-    def __init__(self, platform: Platform, workers: int | None = None):
+    def __init__(self, platform: Platform, workers: int | None = None, timers: int | None = None):
         self.platform = platform
         accelerated = platform.profile.accelerated
         devices = platform.device_count if accelerated else 1
         self.workers = max(1, workers or devices)
         self.threads = max(1, (os.cpu_count() or 1) // self.workers)
+        self.timers = max(1, timers or (TIMERS_PER_DEVICE if accelerated else 1))
+        # a core or more stays free for the host side of whichever worker is measuring
+        self.timing_threads = max(1, (os.cpu_count() or 1) // (devices * self.timers + 1))
         self._devices: queue.Queue[int | None] = queue.Queue()
         for i in range(self.workers):
             self._devices.put(i % devices if accelerated else None)
@@ -54,13 +62,16 @@ class LocalPool:
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
         return _pooled(self.workers, self._devices, fn, jobs)
 
-    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+    def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
+                  alone: bool = False) -> Iterator[tuple[J, R]]:
         devices: queue.Queue[int | None] = queue.Queue()
         accelerated = self.platform.profile.accelerated
         count = self.platform.device_count if accelerated else 1
-        for i in range(count):
-            devices.put(i if accelerated else None)
-        return _pooled(count, devices, fn, jobs)
+        per_device = 1 if alone else self.timers
+        for _ in range(per_device):
+            for i in range(count):
+                devices.put(i if accelerated else None)
+        return _pooled(count * per_device, devices, fn, jobs)
 
 
 def _holding(devices: queue.Queue[int | None], fn: Callable[[J, int | None], R], job: J) -> R:

@@ -11,6 +11,8 @@ import math
 import time
 import traceback
 import zlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -148,7 +150,8 @@ class CaseOutcome:
     traceback: str | None = None
 
 
-def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> list[Any]:
+def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False,
+               host: Callable[[], AbstractContextManager[Any]] = nullcontext) -> list[Any]:
     """The operator on float64 copies, with float64 as the default dtype too, so a float result
     of integer inputs (`int / 2.5`, `torch.zeros(n)`) is float64 where the native one is float32.
     `absolute`: on |inputs|, through the overload's `scale` where it has one (the error scale).
@@ -157,7 +160,8 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> 
     truth is ATen's CPU kernel instead, an independent implementation (CUDA's hardsigmoid, for
     one, scales float64 by a float32 1/6). The error scale stays on the device: it bounds
     magnitudes, where independence buys nothing, and on the host it doubled the cost of every
-    float64 case with an accumulation scale (42% of the H200's timing phase went to float64 cases)."""
+    float64 case with an accumulation scale (42% of the H200's timing phase went to float64 cases).
+    `host` surrounds the host computation (timing lets go of the device meanwhile)."""
     device = "cpu" if not absolute and any(isinstance(v, torch.Tensor) and v.is_cuda and v.dtype in (
         torch.float64, torch.complex128) for v in values.values()) else None
     ref_values = rebased({k: _abs(upcast_value(v, device)) if absolute else upcast_value(v, device)
@@ -167,13 +171,16 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False) -> 
     torch.set_default_dtype(torch.float64)
     try:
         fn = ov.scale if absolute and ov.scale is not None else ov.reference
-        return outputs_of(ov, fn(*args, **kwargs), ref_values)
+        with host() if device == "cpu" else nullcontext():
+            return outputs_of(ov, fn(*args, **kwargs), ref_values)
     finally:
         torch.set_default_dtype(default)
 
 
-def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str) -> Expected:
-    """The float64 truth, the native result, and the error scale of each output, all on copies.
+def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str,
+                     host: Callable[[], AbstractContextManager[Any]] = nullcontext) -> Expected:
+    """The float64 truth, the native result, and the error scale of each output, all on copies
+    (`host`: around a truth computed on the host, see `_reference`).
     A random operator has no truth to compare with: its law judges the outputs (`check_values`),
     and the native draws stand in for the truth's shapes and dtypes."""
     nat_values = clone_values(values)
@@ -183,7 +190,7 @@ def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device:
         reference = native
         scales = [None] * len(native)
     else:
-        reference = _reference(ov, values)
+        reference = _reference(ov, values, host=host)
         scales = (_reference(ov, values, absolute=True) if op.tolerance.of_case(values).abs_scale
                   else [None] * len(reference))
     returned = len(native) - len(written(ov, nat_values))

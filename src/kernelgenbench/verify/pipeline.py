@@ -9,12 +9,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from ..platforms import Platform
 from ..suite.spec import Case, Operator, Size
 from . import launches
 from .bind import BindError, binding_for, load_module, required_functions
 from .clock import clock_for
 from .correctness import CandidateCrash, CaseRunner, is_device_fault
+from .device_gate import DeviceGate, GateTimeout, gate_path
 from .static import scan
 from .timing import CaseTimer, TimingConfig, TimingFailure
 from .trace import OpTrace
@@ -161,7 +164,7 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
         return verdict(Status.COMPILE_ERROR, e.reason, traceback=e.traceback)
     launcher = launches.install()
     timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
-                      config, clock)
+                      config, clock, DeviceGate(gate_path(device)))
     results: list[CaseResult] = []
     for case in cases:
         emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
@@ -171,12 +174,16 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
         except TimingFailure as e:
             results.append(CaseResult(case.name, case.overload, case.visibility, e.status, e.reason))
             return verdict(e.status, e.reason, failing_case=case.name, cases=tuple(results))
+        except GateTimeout as e:
+            return verdict(Status.INFRA_ERROR, f"during timing: {e}", failing_case=case.name)
         except Exception as e:  # noqa: BLE001 - whatever the candidate raises is a verdict
             status = Status.CRASH if is_device_fault(e) else Status.RUNTIME_ERROR
             reason = f"during timing: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
             results.append(CaseResult(case.name, case.overload, case.visibility, status, reason))
             return verdict(status, reason, failing_case=case.name, cases=tuple(results))
         timings.append(timing)
+        if device.startswith("cuda"):
+            torch.cuda.empty_cache()  # what the case left cached is free for other workers' cases
         results.append(CaseResult(case.name, case.overload, case.visibility, Status.PASS,
                                   f"{timing.speedup:.3g}x", seconds=time.perf_counter() - t0))
         emit("case_done", results[-1].to_dict())

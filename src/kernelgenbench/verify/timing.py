@@ -20,7 +20,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -32,6 +32,7 @@ from ..suite.spec import Case, Operator, Overload
 from .bind import Binding
 from .clock import Clock, CudaClock, Sample, tampered
 from .correctness import Expected, case_inputs, check_values, expected_outputs, outputs_of
+from .device_gate import DeviceGate
 from .rules import RULES
 from .verdict import Status, Verdict
 
@@ -94,8 +95,9 @@ class CaseTiming:
     candidate_wall_us: float
     floor_us: float | None
     mode: str
-    # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, and the calls:
-    # warm-ups, timed samples, host-clock samples), so a run shows where its timing time goes.
+    # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, waits for other
+    # timing workers' holds of the device, and the calls: warm-ups, timed samples, host-clock samples),
+    # so a run shows where its timing time goes.
     phases_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -213,9 +215,9 @@ class CaseTimer:
     """Times the perf cases of one operator: native baseline against the bound candidate."""
 
     def __init__(self, op: Operator, binding: Binding, device: str, seed: int, config: TimingConfig,
-                 clock: Clock):
+                 clock: Clock, gate: DeviceGate | None = None):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
-        self.config, self.clock = config, clock
+        self.config, self.clock, self.gate = config, clock, gate
 
     @cached_property
     def bandwidth(self) -> float | None:
@@ -256,23 +258,45 @@ class CaseTimer:
         alternate in blocks, so registering stays outside every timed region."""
         return self.binding if side == "candidate" else nullcontext()
 
+    def _holding(self, hold: Callable[[], AbstractContextManager[Any]]) -> AbstractContextManager[Any]:
+        """A hold of the device that ends with it idle: nothing this worker started runs on into
+        another worker's measurement."""
+        stack = ExitStack()
+        stack.enter_context(hold())
+        stack.callback(self._sync)
+        return stack
+
+    def _shared(self) -> AbstractContextManager[Any]:
+        return self._holding(self.gate.shared if self.gate else nullcontext)
+
+    def _exclusive(self) -> AbstractContextManager[Any]:
+        return self._holding(self.gate.exclusive if self.gate else nullcontext)
+
     def time_case(self, case: Case) -> CaseTiming:
         start = time.perf_counter()
         phases: dict[str, float] = {}
+        host = self.gate.released if self.gate else nullcontext
+        threads = threading.active_count()
+
+        def waited() -> float:
+            return self.gate.waited_s if self.gate else 0.0
+
+        waited_before = waited()
 
         def timed_as(phase: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0, w0 = time.perf_counter(), waited()
             try:
                 return fn(*args, **kwargs)
-            finally:
-                phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - t0
+            finally:  # a wait for the device inside (a host truth holding it again) counts as a wait
+                spent = time.perf_counter() - t0 - (waited() - w0)
+                phases[phase] = phases.get(phase, 0.0) + spent
 
         def inputs(salt: int = 0) -> dict[str, Any]:
             return timed_as("inputs", case_inputs, case, self.seed, self.device, salt=salt)
 
         def truth_of(values: dict[str, Any]) -> Expected:
             def computed() -> Expected:
-                found = expected_outputs(self.op, ov, values, self.device)
+                found = expected_outputs(self.op, ov, values, self.device, host=host)
                 self._sync()
                 return found
             return timed_as("truth", computed)
@@ -280,14 +304,19 @@ class CaseTimer:
         def check(*args: Any) -> str | None:
             return timed_as("checks", _check, *args)
 
+        def own_threads() -> None:
+            if threading.active_count() > threads:
+                raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
+                                                        "by the candidate's calls")
+
         ov = self.op.overload(case.overload)
-        first = inputs()
-        sets = [first] + [inputs(k) for k in range(1, _set_count(first, self.config.input_sets))]
-        pristine = timed_as("inputs", lambda: [clone_values(v) for v in sets]) if ov.writes else []
-        expected = [truth_of(v) for v in sets]
+        with self._shared():
+            first = inputs()
+            sets = [first] + [inputs(k) for k in range(1, _set_count(first, self.config.input_sets))]
+            pristine = timed_as("inputs", lambda: [clone_values(v) for v in sets]) if ov.writes else []
+            expected = [truth_of(v) for v in sets]
         candidate = [self._candidate(ov, v) for v in sets]
         native = [self._native(ov, v) for v in sets]
-        threads = threading.active_count()
 
         def restore(i: int) -> None:
             if pristine:
@@ -297,13 +326,57 @@ class CaseTimer:
             """The inputs of set i as a call receives them (an in-place call overwrites its own)."""
             return pristine[i] if pristine else sets[i]
 
-        for i in range(len(sets)):  # warm-up: compiles, autotunes, and must be right
+        with self._exclusive():
+            measured = self._measure(ov, candidate, native, len(sets), restore)
+        own_threads()
+        samples, last, graph_outputs, walls_c, walls_n, mode = measured
+        cand = Stats.of([s.device_us for s in samples["candidate"]])
+        base = Stats.of([s.device_us for s in samples["baseline"]])
+        wall_c, wall_n = (statistics.median(w[1] for w in walls) for walls in (walls_c, walls_n))
+        waited_c, waited_n = (wall - statistics.median(w[0] for w in walls)
+                              for wall, walls in ((wall_c, walls_c), (wall_n, walls_n)))
+        latency = max(waited_n - base.median_us, 0.0)  # what a sync costs beyond the baseline's device time
+        if mode == "events" and cand.median_us < 0.5 * (waited_c - latency) - 50.0:
+            raise TimingFailure(Status.HACK_TIMING, f"the events say {cand.median_us:.1f} us but the host clock "
+                                                    f"waited {waited_c - latency:.1f} us for the device")
+
+        with self._shared():
+            for i in range(len(sets)):  # the timed calls' own outputs
+                if ov.writes or i not in last:
+                    restore(i)
+                    out = self._call(candidate[i])
+                else:
+                    out = graph_outputs[i] if graph_outputs else last[i]
+                problem = check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
+                if problem:
+                    raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
+            _refill(sets[0], inputs(0x5A5A5A))
+            truth = truth_of(sets[0])
+            fresh = timed_as("inputs", clone_values, sets[0])
+            out = self._call(candidate[0])
+            problem = check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed)
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
+                                                         f"{problem} (a result cached across calls?)")
+            own_threads()
+            floor = None
+            if self.bandwidth:
+                floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
+        phases["waits"] = waited() - waited_before  # for other timing workers' holds of the device
+        phases["calls"] = time.perf_counter() - start - sum(phases.values())
+        return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
+                          {k: round(v, 4) for k, v in phases.items()})
+
+    def _measure(self, ov: Overload, candidate: list[Callable[[], Any]], native: list[Callable[[], Any]],
+                 n_sets: int, restore: Callable[[int], None]) -> tuple[Any, ...]:
+        """The measured section, alone on the device: warm-ups (compiles and autotunes), the
+        interleaved samples of both sides, and the host-clock samples."""
+        self.bandwidth  # noqa: B018 - measured once per operator, alone on the device
+        threads = threading.active_count()
+        for i in range(n_sets):  # warm-up: compiles and autotunes (its outputs are checked afterwards)
             for _ in range(self.config.warmup):
                 restore(i)
-                result = self._call(candidate[i])
-            problem = check(self.op, ov, before(i), outputs_of(ov, result, sets[i]), expected[i], self.seed)
-            if problem:
-                raise TimingFailure(Status.WRONG_RESULT, f"before timing, {problem}")
+                self._call(candidate[i])
         with self.binding:
             host_c = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(3))
         for call in native:
@@ -333,7 +406,7 @@ class CaseTimer:
             for side in order:
                 with self._side(side):
                     for r in block:
-                        i = r % len(sets)
+                        i = r % n_sets
                         sample, out = self.clock.measure(timed[side][i])
                         samples[side].append(sample)
                         elapsed_us += sample.device_us
@@ -354,44 +427,10 @@ class CaseTimer:
         if threading.active_count() > threads:
             raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
                                                     "during the timed calls")
-
         with self.binding:
-            walls_c = [self.clock.wall(candidate[k % len(sets)]) for k in range(self.config.wall_samples)]
-        walls_n = [self.clock.wall(native[k % len(sets)]) for k in range(self.config.wall_samples)]
-        cand = Stats.of([s.device_us for s in samples["candidate"]])
-        base = Stats.of([s.device_us for s in samples["baseline"]])
-        wall_c, wall_n = (statistics.median(w[1] for w in walls) for walls in (walls_c, walls_n))
-        waited_c, waited_n = (wall - statistics.median(w[0] for w in walls)
-                              for wall, walls in ((wall_c, walls_c), (wall_n, walls_n)))
-        latency = max(waited_n - base.median_us, 0.0)  # what a sync costs beyond the baseline's device time
-        if mode == "events" and cand.median_us < 0.5 * (waited_c - latency) - 50.0:
-            raise TimingFailure(Status.HACK_TIMING, f"the events say {cand.median_us:.1f} us but the host clock "
-                                                    f"waited {waited_c - latency:.1f} us for the device")
-
-        for i in range(len(sets)):  # the timed calls' own outputs
-            if ov.writes or i not in last:
-                restore(i)
-                out = self._call(candidate[i])
-            else:
-                out = graph_outputs[i] if graph_outputs else last[i]
-            problem = check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
-            if problem:
-                raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
-        _refill(sets[0], inputs(0x5A5A5A))
-        truth = truth_of(sets[0])
-        fresh = timed_as("inputs", clone_values, sets[0])
-        out = self._call(candidate[0])
-        problem = check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed)
-        if problem:
-            raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
-                                                     f"{problem} (a result cached across calls?)")
-
-        floor = None
-        if self.bandwidth:
-            floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
-        phases["calls"] = time.perf_counter() - start - sum(phases.values())
-        return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
-                          {k: round(v, 4) for k, v in phases.items()})
+            walls_c = [self.clock.wall(candidate[k % n_sets]) for k in range(self.config.wall_samples)]
+        walls_n = [self.clock.wall(native[k % n_sets]) for k in range(self.config.wall_samples)]
+        return samples, last, graph_outputs, walls_c, walls_n, mode
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
