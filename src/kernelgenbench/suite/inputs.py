@@ -35,6 +35,11 @@ def _draw(shape: tuple[int, ...], spec: TensorSpec, gen: torch.Generator) -> tor
         return _distinct_values(shape, dt, gen)
     if spec.dist == "offsets":
         return _offsets(shape, int(spec.high), gen).to(dt)
+    if spec.dist in ("odd", "even"):
+        if dt != torch.float32:
+            raise ValueError(f"`{spec.dist}` draws float32 only, not {dt}")
+        bits = torch.randn(shape, generator=gen, dtype=torch.float32, device=gen.device).view(torch.int32)
+        return (bits | 1 if spec.dist == "odd" else bits & ~1).view(torch.float32)
     if dt == torch.bool:
         return torch.rand(shape, generator=gen, device=gen.device) < 0.5
     if not (dt.is_floating_point or dt.is_complex):

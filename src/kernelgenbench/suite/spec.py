@@ -16,7 +16,7 @@ SIZES: tuple[str, ...] = ("small", "large", "perf")
 Visibility = Literal["public", "hidden"]
 Layout = Literal["contiguous", "transposed", "strided", "expanded"]
 Distribution = Literal["normal", "uniform", "positive", "index", "unit", "special", "endpoints", "unique", "mask",
-                       "distinct", "offsets"]
+                       "distinct", "offsets", "odd", "even"]
 Bit = Literal["", "conj", "neg"]
 # What the operator's work is, which decides what its candidate's host code may do: "compute"
 # (host code may also copy, cast and fill), "data" (the work is moving or creating data, so the
@@ -74,6 +74,10 @@ class TensorSpec:
     many integers exactly. `offsets` draws cumulative offsets of a 1-D shape (B+1,): non-decreasing
     from 0 to exactly `high` (the total), with random non-negative steps, about a quarter of them
     zero (empty segments), so the total, and the size of what it sizes, is known to the sampler.
+    `odd` and `even` are `normal` with the lowest significand bit set or cleared (float32): two
+    tensors drawn one of each never hold the same value at the same position, where a tie is a point
+    on which ATen's devices disagree (smooth_l1_loss_backward with beta = 0: -grad on the CPU, NaN
+    on CUDA) and which a random draw of millions of elements would otherwise hit by chance.
     """
 
     shape: tuple[int, ...]

@@ -88,11 +88,17 @@ def compare(out: torch.Tensor, ref: torch.Tensor, native: torch.Tensor, tol: Tol
     # ulp/sqrt(12) in RMS.
     nat_max = max(float(nat.max()), 0.5 * eps * float(r.abs().max()))
     nat_rms = max(_rms(nat), eps * _rms(r) / 12 ** 0.5)
+    max_tol = tol.k_max * nat_max + tol.floor_ulps * (eps * float(r.abs().max()) + eps_acc * float(s.max()))
+    # One element at the max bound and the rest exact has an RMS of max_tol / sqrt(n): the RMS bound
+    # never refuses that, so it cannot be stricter than the max bound on a few elements (a 0-d logit,
+    # 1.06e-07 off with 1.78e-07 allowed, failed an RMS bound of 1.05e-07 on the H200).
+    rms_tol = max(tol.k_rms * nat_rms + tol.floor_ulps * (eps * _rms(r) + eps_acc * _rms(s)),
+                  max_tol / r.numel() ** 0.5)
     figures = ErrorFigures(
         max_err=float(err.max()),
         rms_err=_rms(err),
-        max_tol=tol.k_max * nat_max + tol.floor_ulps * (eps * float(r.abs().max()) + eps_acc * float(s.max())),
-        rms_tol=tol.k_rms * nat_rms + tol.floor_ulps * (eps * _rms(r) + eps_acc * _rms(s)),
+        max_tol=max_tol,
+        rms_tol=rms_tol,
         native_max_err=float(nat.max()),
         native_rms_err=_rms(nat),
     )
