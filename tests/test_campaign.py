@@ -154,3 +154,23 @@ def test_timing_workers_share_the_device_and_one_crowded_out_is_timed_again_alon
         assert [t.status.value for t in timings] == ["infra_error"]
         assert all("held by another timing worker" in t.reason for t in timings)
         assert all(t.extra["timed_alone_after"].startswith("infra_error: during timing") for t in timings)
+
+
+def test_the_longest_operators_of_earlier_runs_start_first(tmp_path):
+    """On the H200 `sort` (120 s to judge) was started 88 s into a run whose other jobs were done at
+    100 s: ordered by earlier runs' times, a long job no longer runs on alone at the end."""
+    from kernelgenbench.execute.campaign import longest_first
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    with Store(tmp_path / "k.db") as store:
+        for name, seconds in (("a", {"aten::add": 2.0, "aten::sort": 120.0, "aten::mean": 9.0}),
+                              ("b", {"aten::add": 4.0, "aten::sort": 100.0, "aten::mean": 1.0})):
+            run = store.open_run(name, "reference", {}, "cuda", {}, 1)
+            for op, s in seconds.items():
+                attempt = store.add_attempt(run.id, op, "reference", "x")
+                store.put_verdict(attempt, Verdict(op, Status.PASS, "ok", seconds=s))
+        past = store.past_seconds("cuda", "verify")
+        assert past == {"aten::add": 3.0, "aten::sort": 110.0, "aten::mean": 5.0}
+        assert store.past_seconds("interpreter", "verify") == {}
+    ops = ["aten::add", "aten::silu", "aten::mean", "aten::sort"]
+    assert longest_first(ops, past, str) == ["aten::silu", "aten::sort", "aten::mean", "aten::add"]

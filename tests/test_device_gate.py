@@ -84,3 +84,30 @@ def test_a_host_only_stretch_lets_a_measurement_in(tmp_path):
                 pass
     with writer.exclusive():
         assert writer.mode == "exclusive"
+
+
+def test_a_measurement_lets_go_of_the_device_while_triton_compiles(tmp_path):
+    """Compiling is host work: Triton's pre-compile hook pauses the hold, its post-compile hook takes
+    it again in the same mode, so a neighbour measures meanwhile instead of waiting seconds."""
+    from triton import knobs
+
+    from kernelgenbench.verify.device_gate import compile_outside
+
+    path = tmp_path / "gpu"
+    mine, neighbour = DeviceGate(path), DeviceGate(path, wait_limit_s=0.3)
+    saved = knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook
+    try:
+        compile_outside(mine)
+        with mine.exclusive():
+            assert knobs.runtime.jit_cache_hook(key="k", repr="kernel") is False  # compile as usual
+            with neighbour.exclusive():  # free while mine compiles
+                pass
+            knobs.runtime.jit_post_compile_hook(key="k", repr="kernel")
+            assert mine.mode == "exclusive"
+            with pytest.raises(GateTimeout):
+                with neighbour.shared():
+                    pass
+        with neighbour.exclusive():
+            pass
+    finally:
+        knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook = saved

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -355,6 +356,16 @@ class Store:
                         "ON a.id = v.attempt_id WHERE a.run_id=? UNION ALL SELECT t.created FROM timings t "
                         "JOIN attempts a ON a.id = t.attempt_id WHERE a.run_id=?)", (run_id, run_id))
         return row[0] if row else None
+
+    def past_seconds(self, platform: str, phase: str) -> dict[str, float]:
+        """Each operator's median seconds of judging (`phase` "verify") or timing ("timing") over every
+        run stored for `platform`: the longest jobs start first, so none is left running alone at the end."""
+        table = "verdicts" if phase == "verify" else "timings"
+        seen: dict[str, list[float]] = {}
+        for op, seconds in self._q(f"SELECT a.op, x.seconds FROM {table} x JOIN attempts a ON a.id = x.attempt_id "
+                                   "JOIN runs r ON r.id = a.run_id WHERE r.platform=?", (platform,)):
+            seen.setdefault(op, []).append(seconds)
+        return {op: statistics.median(xs) for op, xs in seen.items()}
 
     def untimed_passes(self, run_id: int) -> list[Attempt]:
         """Attempts that passed verification and have no timing yet."""

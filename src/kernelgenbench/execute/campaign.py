@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..methods.base import Interrupted, Method, Task, Turn
 from ..platforms import Platform, environment
@@ -32,6 +32,8 @@ from ..verify.pipeline import Plan
 from ..verify.timing import TimingConfig
 from ..verify.verdict import Status, Verdict
 from .local import Executor, LocalPool
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,12 @@ def judge_job(platform: Platform, seed: int, plan: Plan, limits: Limits, extra_e
             cache = None
     return judge(Request(job.op, job.code, platform, seed, plan, device_index, extra_env=extra_env, timing=timing,
                          triton_cache=cache), limits)
+
+
+def longest_first(items: list[T], past: dict[str, float], op_of: Callable[[T], str]) -> list[T]:
+    """Items whose operator took longest in earlier runs first (unknown ones before all): a long
+    job started last would run on alone after everything else is done."""
+    return sorted(items, key=lambda item: -past.get(op_of(item), float("inf")))
 
 
 def crowded_out(verdict: Verdict) -> bool:
@@ -188,7 +196,8 @@ class _Campaign:
         time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
         A job its neighbours may have failed (out of device memory, a stuck neighbour, a timeout) is
         timed again alone before its verdict counts. A run resumed for some operators times only those."""
-        attempts = [a for a in self.store.untimed_passes(self.run.id) if a.op in ops]
+        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in ops],
+                                 self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
         jobs = [self.job(a) for a in attempts]
         of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
         crowded = []
@@ -242,6 +251,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
     before = store.counts(run.id)[1]
     campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
+    ops = longest_first(list(ops), store.past_seconds(platform.name, "verify"), lambda op: op.id)
     if schedule.early_stop:
         units = [(op, schedule.samples_of(op.id)) for op in ops]
     else:

@@ -16,7 +16,7 @@ import os
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 WAIT_LIMIT_S = 900.0  # a hold this long is a stuck neighbour, not a busy device (KGB_GATE_WAIT_S)
@@ -44,7 +44,8 @@ def _identity(device: str) -> str:
 
 class DeviceGate:
     """Shared and exclusive holds of one device, across processes. Not re-entrant across modes: a
-    shared hold inside an exclusive one is a no-op, and `released` lets the host work alone."""
+    shared hold inside an exclusive one is a no-op; `released` and `pause`/`resume` let the host
+    work alone (a truth on the CPU, a compilation) and then hold the device as before."""
 
     def __init__(self, path: Path, wait_limit_s: float | None = None):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,6 +53,7 @@ class DeviceGate:
         self._hold = os.open(f"{path}.hold", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         self.wait_limit_s = wait_limit_s or float(os.environ.get("KGB_GATE_WAIT_S") or WAIT_LIMIT_S)
         self.mode: str | None = None
+        self._paused: str | None = None  # the hold given up for host-only work, to take again
         self.waited_s = 0.0  # time spent waiting for other workers
 
     def _take(self, fd: int, kind: int) -> None:
@@ -69,37 +71,57 @@ class DeviceGate:
                 pause = min(pause * 2, 0.005)
         self.waited_s += time.perf_counter() - start
 
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        if self.mode is not None:
-            yield
+    def _lock(self, mode: str) -> None:
+        if mode == "exclusive":
+            self._take(self._gate, fcntl.LOCK_EX)
+            try:
+                self._take(self._hold, fcntl.LOCK_EX)
+            except BaseException:
+                fcntl.flock(self._gate, fcntl.LOCK_UN)
+                raise
+        else:
+            self._take(self._gate, fcntl.LOCK_SH)  # only to pass: a waiting measurement has it closed
+            try:
+                self._take(self._hold, fcntl.LOCK_SH)
+            finally:
+                fcntl.flock(self._gate, fcntl.LOCK_UN)
+        self.mode = mode
+
+    def _unlock(self) -> None:
+        if self.mode is None:
             return
-        self._take(self._gate, fcntl.LOCK_SH)  # only to pass: a waiting measurement has it closed
-        try:
-            self._take(self._hold, fcntl.LOCK_SH)
-        finally:
+        fcntl.flock(self._hold, fcntl.LOCK_UN)
+        if self.mode == "exclusive":
             fcntl.flock(self._gate, fcntl.LOCK_UN)
-        self.mode = "shared"
-        try:
-            yield
-        finally:
-            self.mode = None
-            fcntl.flock(self._hold, fcntl.LOCK_UN)
+        self.mode = None
 
     @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        assert self.mode is None, "an exclusive hold cannot be taken inside another hold"
-        self._take(self._gate, fcntl.LOCK_EX)
+    def _holding(self, mode: str) -> Iterator[None]:
+        self._lock(mode)
         try:
-            self._take(self._hold, fcntl.LOCK_EX)
-            self.mode = "exclusive"
-            try:
-                yield
-            finally:
-                self.mode = None
-                fcntl.flock(self._hold, fcntl.LOCK_UN)
+            yield
         finally:
-            fcntl.flock(self._gate, fcntl.LOCK_UN)
+            self._unlock()
+            self._paused = None
+
+    def shared(self) -> AbstractContextManager[None]:
+        return nullcontext() if self.mode is not None else self._holding("shared")
+
+    def exclusive(self) -> AbstractContextManager[None]:
+        assert self.mode is None and self._paused is None, "an exclusive hold cannot be taken inside another hold"
+        return self._holding("exclusive")
+
+    def pause(self) -> None:
+        """Host-only work begins inside a hold (Triton compiling a kernel the call is about to launch):
+        let go of the device until `resume`, so neither a measurement nor other workers wait for it."""
+        if self.mode is not None:
+            self._paused = self.mode
+            self._unlock()
+
+    def resume(self) -> None:
+        if self._paused is not None:
+            mode, self._paused = self._paused, None
+            self._lock(mode)
 
     @contextmanager
     def released(self) -> Iterator[None]:
@@ -108,18 +130,29 @@ class DeviceGate:
         if self.mode != "shared":
             yield
             return
-        self.mode = None
-        fcntl.flock(self._hold, fcntl.LOCK_UN)
+        self.pause()
         try:
             yield
         finally:
-            self._take(self._gate, fcntl.LOCK_SH)
-            try:
-                self._take(self._hold, fcntl.LOCK_SH)
-            finally:
-                fcntl.flock(self._gate, fcntl.LOCK_UN)
-            self.mode = "shared"
+            self.resume()
 
     def close(self) -> None:
         os.close(self._gate)
         os.close(self._hold)
+
+
+def compile_outside(gate: DeviceGate) -> None:
+    """Triton compiles a kernel on its first launch with new specializations (the perf cases' shapes
+    make many): host work, which would otherwise hold the device (on the H200, 101 of the 263 s that
+    113 operators' measured sections took). Let go of it while Triton compiles."""
+    from triton import knobs
+
+    def before(**_: object) -> bool:
+        gate.pause()
+        return False  # compile as usual
+
+    def after(**_: object) -> None:
+        gate.resume()
+
+    knobs.runtime.jit_cache_hook = before
+    knobs.runtime.jit_post_compile_hook = after

@@ -17,7 +17,7 @@ from . import launches
 from .bind import BindError, binding_for, load_module, required_functions
 from .clock import clock_for
 from .correctness import CandidateCrash, CaseRunner, is_device_fault
-from .device_gate import DeviceGate, GateTimeout, gate_path
+from .device_gate import DeviceGate, GateTimeout, compile_outside, gate_path
 from .static import scan
 from .timing import CaseTimer, TimingConfig, TimingFailure
 from .trace import OpTrace
@@ -163,8 +163,10 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     except BindError as e:
         return verdict(Status.COMPILE_ERROR, e.reason, traceback=e.traceback)
     launcher = launches.install()
+    gate = DeviceGate(gate_path(device))
+    compile_outside(gate)
     timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
-                      config, clock, DeviceGate(gate_path(device)))
+                      config, clock, gate)
     results: list[CaseResult] = []
     for case in cases:
         emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})

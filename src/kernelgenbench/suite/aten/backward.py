@@ -386,9 +386,10 @@ OPERATORS: dict[str, Callable[[], Operator]] = {
         notes="beta = 0 is drawn in float32 only, with self and target never equal at any position "
               "(an odd and an even lowest significand bit): at self == target ATen's CPU kernel gives "
               "-grad and its CUDA kernel 0 * grad / 0 = NaN, a point where they disagree, and which "
-              "4M-element draws hit by chance (the H200 run of seed 29980415380373 did). beta < 0 raises in ATen's forward and is not drawn; target has "
-              "self's shape (the forward warns on broadcasting). Reduction mean of an empty self is not "
-              "drawn: sizing its out= buffer runs ATen's meta decomposition, which divides by numel."),
+              "4M-element draws hit by chance (the H200 run of seed 29980415380373 did). beta < 0 raises "
+              "in ATen's forward and is not drawn; target has self's shape (the forward warns on "
+              "broadcasting). Reduction mean of an empty self is not drawn: sizing its out= buffer runs "
+              "ATen's meta decomposition, which divides by numel."),
     "select_backward": partial(
         backward_operator, "select_backward",
         "zeros(input_sizes) with grad_output written at `index` of `dim` (both may be negative).",
