@@ -124,8 +124,11 @@ class CudaClock:
         return cycles / (_elapsed(start, end) * 1e3)
 
     def hide_launch(self, host_us: float) -> None:
-        """Sleep long enough before each call that its host work is done before the GPU starts it."""
-        self.sleep_us = min(max(2.0 * host_us + 20.0, 20.0), 5000.0)
+        """Sleep long enough before each call that its host work is done before the GPU starts it: a
+        launch that outlasts the sleep leaves the GPU idle after the start event, and that idle time
+        would count as the call's. The margin covers a host slowed by other timing workers' CPU work
+        (the sleep costs device time only, tens of microseconds a sample)."""
+        self.sleep_us = min(max(3.0 * host_us + 100.0, 100.0), 5000.0)
 
     def prepare(self) -> None:
         if self._cudart is None:
