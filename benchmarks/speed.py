@@ -186,30 +186,52 @@ def fidelity(out: Path, ops: list[Operator], per_op: int = 2, reps: int = 7) -> 
     return ok
 
 
-def repeatability(out: Path, db: str, runs: list[str]) -> bool:
+def _case_medians(store: Store, run_id: int) -> dict[tuple[str, str], tuple[float, float]]:
+    """(operator, case) -> (baseline, candidate) median microseconds of a run's timed cases."""
+    found = {}
+    for a in store.attempts(run_id):
+        t = store.timing(a.id)
+        for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
+            found[(a.op, c["case"])] = (c["baseline"]["median_us"], c["candidate"]["median_us"])
+    return found
+
+
+def repeatability(out: Path, db: str, runs: list[str], tag: str = "repeatability-h200",
+                  title: str = "Repeatability: two independent runs of the shipped reference solutions") -> bool:
+    """Per-operator speed-ups of two runs (goal: median difference within 2%), and beside them each
+    common case's baseline and candidate times (which show whether a side moved, and both alike)."""
     with Store(db) as store:
-        speeds = []
+        speeds, medians = [], []
         for name in runs:
             run = store.find_run(name)
             if run is None:
                 sys.exit(f"no run {name!r} in {db}")
             speeds.append({r.op: r.speedup for r in store.rows(run.id) if r.speedup is not None})
+            medians.append(_case_medians(store, run.id))
         env = run.environment
     common = sorted(set(speeds[0]) & set(speeds[1]))
     diffs = {op: abs(speeds[0][op] - speeds[1][op]) / ((speeds[0][op] + speeds[1][op]) / 2) for op in common}
     med = statistics.median(diffs.values())
     worst = max(diffs, key=lambda op: diffs[op])
     ok = med <= 0.02
+    cases = sorted(set(medians[0]) & set(medians[1]))
+    moved = {side: [medians[1][c][k] / medians[0][c][k] - 1 for c in cases]
+             for k, side in enumerate(("baseline", "candidate"))}
+    per_case = "; ".join(f"{side} times over {len(cases)} common cases: median change "
+                         f"{100 * statistics.median(x):+.2f}%, {sum(abs(v) > 0.05 for v in x)} moved more than 5%"
+                         for side, x in moved.items()) if cases else ""
     rows = [[op, f"{speeds[0][op]:.3f}", f"{speeds[1][op]:.3f}", f"{100 * diffs[op]:.2f}"] for op in common]
-    write(out, "repeatability-h200", "Repeatability: two independent runs of the shipped reference solutions", ok,
+    write(out, tag, title, ok,
           f"median absolute difference of per-operator speed-ups {100 * med:.2f}% over {len(common)} operators "
-          f"(goal: 2%); worst {worst} at {100 * diffs[worst]:.2f}%",
+          f"(goal: 2%); worst {worst} at {100 * diffs[worst]:.2f}%" + (f". {per_case}" if per_case else ""),
           ["operator", f"{runs[0]} (x)", f"{runs[1]} (x)", "difference (%)"], rows,
-          {"runs": runs, "speedups": speeds, "differences": diffs}, env=env)
+          {"runs": runs, "speedups": speeds, "differences": diffs,
+           "case_medians_us": {f"{op} | {case}": [medians[0][(op, case)], medians[1][(op, case)]]
+                               for op, case in cases}}, env=env)
     return ok
 
 
-def throughput(out: Path, db: str, run_name: str) -> bool:
+def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") -> bool:
     with Store(db) as store:
         run = store.find_run(run_name)
         if run is None:
@@ -234,16 +256,22 @@ def throughput(out: Path, db: str, run_name: str) -> bool:
                          f"{timing:.1f}", f"{(v.seconds if v else 0) + (t.seconds if t else 0):.1f}"])
         last = store.last_activity(run.id)
         wall = (run.finished or last or run.created) - run.created
+        verify_wall, timing_wall = store.phase_walls(run.id)
+        timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
     work = sum(totals.values())
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"
-    summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers); "
+    summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
+               f"{run.config.get('timers', 1)} timing jobs at once): verification {verify_wall or 0:.0f} s for "
+               f"{len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}; "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
                   if cases else ""))
-    write(out, "throughput-h200", "Throughput: where a reference run's time goes", None, summary,
+    write(out, tag, "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
-           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "totals_s": totals, "timed_cases_s": cases,
+           "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "verify_wall_s": verify_wall,
+                                                    "timing_wall_s": timing_wall, "timed": timed,
+                                                    "totals_s": totals, "timed_cases_s": cases,
                                                    "run": run_name},
           env=run.environment)
     return True
@@ -257,6 +285,9 @@ def main() -> int:
     parser.add_argument("--db")
     parser.add_argument("--runs")
     parser.add_argument("--run")
+    parser.add_argument("--tag", help="repeatability: the record's file name (default repeatability-h200)")
+    parser.add_argument("--title", default="Two runs of the shipped reference solutions",
+                        help="repeatability with --tag: the record's title")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -269,9 +300,9 @@ def main() -> int:
     elif args.benchmark == "fidelity":
         ok = fidelity(out, ops)
     elif args.benchmark == "repeatability":
-        ok = repeatability(out, args.db, args.runs.split(","))
+        ok = repeatability(out, args.db, args.runs.split(","), *([args.tag, args.title] if args.tag else []))
     else:
-        ok = throughput(out, args.db, args.run)
+        ok = throughput(out, args.db, args.run, *([args.tag] if args.tag else []))
     return 0 if ok else 1
 
 

@@ -367,6 +367,18 @@ class Store:
             seen.setdefault(op, []).append(seconds)
         return {op: statistics.median(xs) for op, xs in seen.items()}
 
+    def phase_walls(self, run_id: int) -> tuple[float | None, float | None]:
+        """Wall seconds of a run's verification (its start to its last verdict) and of its timing (the
+        first timing job's start to the last one's end), as stored; None where a phase has nothing."""
+        run = self._one("SELECT created FROM runs WHERE id=?", (run_id,))
+        verified = self._one("SELECT MAX(v.created) FROM verdicts v JOIN attempts a ON a.id = v.attempt_id "
+                             "WHERE a.run_id=?", (run_id,))
+        timed = self._one("SELECT MIN(t.created - t.seconds), MAX(t.created) FROM timings t JOIN attempts a "
+                          "ON a.id = t.attempt_id WHERE a.run_id=?", (run_id,))
+        verify = verified[0] - run[0] if run and verified and verified[0] is not None else None
+        timing = timed[1] - timed[0] if timed and timed[0] is not None else None
+        return verify, timing
+
     def untimed_passes(self, run_id: int) -> list[Attempt]:
         """Attempts that passed verification and have no timing yet."""
         return self._attempts("a.run_id=? AND a.id IN (SELECT attempt_id FROM verdicts WHERE status='pass') "
