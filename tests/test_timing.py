@@ -117,3 +117,43 @@ def test_a_run_on_a_gpu_is_timed_unless_told_not_to(monkeypatch, gpus, perf, tim
     monkeypatch.setattr(platforms.runtime, "device_count", lambda p: gpus if p.name == "cuda" else 0)
     platform, timing = api.platform_and_timing(None, perf)
     assert (platform.name, timing) == ("cuda" if gpus else "interpreter", timed)
+
+
+class _SlowNative:
+    """The native op in the candidate's seat, `delay_s` slower per call, counting its calls."""
+
+    def __init__(self, op, delay_s: float):
+        self.op, self.delay_s, self.calls = op, delay_s, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def call(self, ov, args, kwargs):
+        import time
+
+        self.calls += 1
+        time.sleep(self.delay_s)
+        return self.op.native("cpu", ov)(*args, **kwargs)
+
+
+def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
+    """A side whose calls take 50 ms or more gets one warm-up per input set after its first call, one
+    host-clock sample, two wall samples, and may stop sampling at 3 rounds: on the H200 about 24 calls
+    of a 2 s libcublas Dsbmv held the GPU 48 s for one case. A fast side keeps the full protocol."""
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.timing import CaseTimer
+
+    op = registry.get("aten::silu")
+    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+    config = TimingConfig(min_samples=100, min_seconds=0.01, max_samples=1000, input_sets=2, warmup=3,
+                          wall_samples=5, tiers=("small",))
+    counts = {}
+    for delay in (0.0, 0.06):
+        binding = _SlowNative(op, delay)
+        timed = CaseTimer(op, binding, "cpu", 5, config, HostClock()).time_case(case)
+        counts[delay] = (binding.calls, timed.candidate.n)
+    assert counts[0.06] == (4 + 1 + 3 + 2 + 1, 3)  # warm-ups, host clock, samples, walls, fresh contents
+    assert counts[0.0][1] >= 10 and counts[0.0][0] == 2 * 3 + 3 + counts[0.0][1] + 5 + 1

@@ -1,11 +1,13 @@
 """Timing: the candidate against the native baseline on the performance cases, in one process.
 
 Per case: several input sets are drawn (rotated sample by sample, so no call finds its data or its
-answer in a cache), both sides are warmed up (compilation and autotuning stay outside the timed
-region) and checked, then baseline and candidate samples alternate (the order flips every round)
-until each side has `min_samples` samples or `min_seconds` have passed. Afterwards the outputs of
-the timed calls are checked, and once more on fresh contents written into the same buffers (a
-result cached by pointer or shape is then stale). A host wall clock cross-checks the events.
+answer in a cache) and their truths computed; then, holding the device alone (other timing workers
+prepare and check meanwhile: device_gate.py), both sides are warmed up (compilation and autotuning
+stay outside the timed region) and baseline and candidate samples alternate in blocks (the order
+flips every block) until each side has `min_samples` samples or `min_seconds` have passed. A host
+wall clock cross-checks the events. Afterwards the outputs of the timed calls are checked, and once
+more on fresh contents written into the same buffers (a result cached by pointer or shape is then
+stale).
 
 A speed-up the memory system cannot deliver (the candidate faster than moving the case's bytes at
 the device's measured copy bandwidth) is flagged, and counts only up to that floor. The bytes are an
@@ -44,6 +46,12 @@ BLOCK = 10  # samples per side before the sides swap
 # the H200 (awq_gemm, cp_gather_cache, awq_marlin_moe_repack), where a side stream hides milliseconds.
 ESCAPE_MARGIN_US = 100.0
 SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
+# A side whose calls take this long needs few calls besides its samples: one warm-up per input set
+# once compiled, one host-clock sample for the launch sleep, two for the wall check; and its samples
+# alternate round by round, and may stop at 3 rounds once both sides have run SLOW_SECONDS times the
+# minimum time. On the H200 about 24 calls of a 2 s libcublas Dsbmv held the GPU 48 s for one case.
+SLOW_CALL_S = 0.05
+SLOW_SECONDS = 10
 
 
 @dataclass(frozen=True)
@@ -373,18 +381,26 @@ class CaseTimer:
         interleaved samples of both sides, and the host-clock samples."""
         self.bandwidth  # noqa: B018 - measured once per operator, alone on the device
         threads = threading.active_count()
+        slow_c = False
         for i in range(n_sets):  # warm-up: compiles and autotunes (its outputs are checked afterwards)
-            for _ in range(self.config.warmup):
+            for k in range(self.config.warmup):
                 restore(i)
+                t0 = time.perf_counter()
                 self._call(candidate[i])
-        with self.binding:
-            host_c = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(3))
-        for call in native:
-            for _ in range(self.config.warmup):
+                slow_c = time.perf_counter() - t0 >= SLOW_CALL_S
+                if k >= 1 and slow_c:  # the first call compiled and autotuned; a slow one needs no more
+                    break
+        first_n = self.clock.wall(native[0])[1] * 1e-6  # the baseline's first warm-up call, timed
+        slow_n = first_n >= SLOW_CALL_S
+        for i, call in enumerate(native):
+            for _ in range((1 if slow_n else self.config.warmup) - (i == 0)):
                 call()
         self._sync()
-        host_n = statistics.median(self.clock.wall(native[0])[0] for _ in range(3))
+        with self.binding:
+            host_c = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(1 if slow_c else 3))
+        host_n = statistics.median(self.clock.wall(native[0])[0] for _ in range(1 if slow_n else 3))
         self.clock.hide_launch(max(host_c, host_n))
+        slow = slow_c or slow_n
 
         mode = "events" if self.clock.name != "host" else "host"
         timed = {"candidate": candidate, "baseline": native}
@@ -401,7 +417,7 @@ class CaseTimer:
         elapsed_us = 0.0
         rounds = 0
         while rounds < self.config.max_samples:
-            block = range(rounds, min(rounds + BLOCK, self.config.max_samples))
+            block = range(rounds, min(rounds + (1 if slow else BLOCK), self.config.max_samples))
             order = ("baseline", "candidate") if (rounds // BLOCK) % 2 == 0 else ("candidate", "baseline")
             for side in order:
                 with self._side(side):
@@ -413,7 +429,8 @@ class CaseTimer:
                         if side == "candidate":
                             last[i] = out
             rounds = block.stop
-            if rounds >= self.config.min_samples or (elapsed_us >= self.config.min_seconds * 1e6 and rounds >= 10):
+            if rounds >= self.config.min_samples or (elapsed_us >= self.config.min_seconds * 1e6 and rounds >= 10) \
+                    or (slow and elapsed_us >= SLOW_SECONDS * self.config.min_seconds * 1e6 and rounds >= 3):
                 break
         own = statistics.median(s.escaped_us for s in samples["candidate"])
         usual = statistics.median(s.escaped_us for s in samples["baseline"])
@@ -428,8 +445,8 @@ class CaseTimer:
             raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
                                                     "during the timed calls")
         with self.binding:
-            walls_c = [self.clock.wall(candidate[k % n_sets]) for k in range(self.config.wall_samples)]
-        walls_n = [self.clock.wall(native[k % n_sets]) for k in range(self.config.wall_samples)]
+            walls_c = [self.clock.wall(candidate[k % n_sets]) for k in range(2 if slow_c else self.config.wall_samples)]
+        walls_n = [self.clock.wall(native[k % n_sets]) for k in range(2 if slow_n else self.config.wall_samples)]
         return samples, last, graph_outputs, walls_c, walls_n, mode
 
     def _sync(self) -> None:
