@@ -21,8 +21,10 @@
 #   agreement the cuBLAS references against libcublas on every small and large case (a table;
 #             KGB_AGREEMENT_OPS: only these routines)
 #   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
-# Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for all steps, default
-# 540; a step that would overrun is cut, the rest skipped, and the results still packed)
+# Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for the whole script, set-up
+# and packing included, default 540; keep it 30 s under the call's limit. A step that would overrun is
+# cut (45 s are kept for cutting it and packing), the rest skipped, and the results still packed:
+# session G lost a whole call's results to a budget of 578 s in a 600-s call, the set-up uncounted)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dest=${1:?usage: h200_speed.sh OUTDIR STEP...}
@@ -30,12 +32,12 @@ shift
 out=runs/out
 mkdir -p "$out" "$dest"
 export PYTHONUNBUFFERED=1
+end=$((SECONDS + ${KGB_BUDGET:-540} - 45))
 py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
 perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
-end=$((SECONDS + ${KGB_BUDGET:-540}))
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
