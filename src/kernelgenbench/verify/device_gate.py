@@ -5,7 +5,8 @@ device exclusively; everything else it does there (drawing inputs, computing tru
 outputs) holds it shared, so the workers' preparation and checks overlap while no measurement ever
 shares the device with other work. Workers meet through two lock files per device (flock, released
 by the kernel when a process dies): a gate a measurement closes while it waits, so a stream of
-shared holders cannot starve it, and the hold itself. The files are named by the device's identity
+shared holders cannot starve it, and the hold itself. Both are opened read-only, which flock needs
+no more than, so workers of other users take part too. The files are named by the device's identity
 (a GPU's UUID), so every worker that times on that device takes part, whichever run it belongs to.
 """
 
@@ -49,8 +50,8 @@ class DeviceGate:
 
     def __init__(self, path: Path, wait_limit_s: float | None = None):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._gate = os.open(f"{path}.gate", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        self._hold = os.open(f"{path}.hold", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        self._gate = os.open(f"{path}.gate", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._hold = os.open(f"{path}.hold", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self.wait_limit_s = wait_limit_s or float(os.environ.get("KGB_GATE_WAIT_S") or WAIT_LIMIT_S)
         self.mode: str | None = None
         self._paused: str | None = None  # the hold given up for host-only work, to take again
