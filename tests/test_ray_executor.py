@@ -76,6 +76,8 @@ def test_executor_ray_without_ray_is_one_line(monkeypatch, capsys, tmp_path):
 @pytest.mark.parametrize("options, message", [
     ({"executor": "slurm"}, "unknown executor 'slurm'"),
     ({"address": "ray://head:10001"}, "goes with --executor ray"),
+    ({"timers": 0}, "--timers must be at least 1, not 0"),
+    ({"workers": -2}, "--workers must be at least 1, not -2"),
 ])
 def test_executor_options_are_checked(tmp_path, options, message):
     with pytest.raises(api.UsageError, match=message):

@@ -166,6 +166,9 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
         raise UsageError(f"unknown executor {campaign['executor']!r}: use local or ray")
+    for count in ("workers", "timers"):
+        if campaign[count] is not None and campaign[count] < 1:
+            raise UsageError(f"--{count} must be at least 1, not {campaign[count]}")
     chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
