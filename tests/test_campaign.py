@@ -176,3 +176,33 @@ def test_the_longest_operators_of_earlier_runs_start_first(tmp_path):
         assert store.past_seconds("interpreter", "verify") == {}
     ops = ["aten::add", "aten::silu", "aten::mean", "aten::sort"]
     assert longest_first(ops, past, str) == ["aten::silu", "aten::sort", "aten::mean", "aten::add"]
+
+
+def test_a_folder_of_candidates_per_operator_is_judged_as_its_samples(tmp_path):
+    """SOURCE/NAME/*.py: each file one sample, in name order (a model's k samples, the throughput
+    benchmark's mixed set); an operator with a plain NAME.py keeps one sample."""
+    root = tmp_path / "cands"
+    (root / "aten" / "silu").mkdir(parents=True)
+    for name, stem in (("0-good", "silu_good"), ("1-broken", "silu_syntax_error"), ("2-raises", "silu_raises")):
+        shutil.copy(CANDIDATES / f"{stem}.py", root / "aten" / "silu" / f"{name}.py")
+    shutil.copy(CANDIDATES / "softmax_zeros.py", root / "aten" / "softmax.py")
+    result = api.run("files", dir=str(root), ops=["silu", "softmax"], db=tmp_path / "k.db", device="cpu",
+                     tiers=["small"])
+    with Store(tmp_path / "k.db") as store:
+        rows = {(r.op, r.sample): r.status for r in store.rows(result.run.id)}
+    assert rows == {("aten::silu", 0): "pass", ("aten::silu", 1): "compile_error",
+                    ("aten::silu", 2): "runtime_error", ("aten::softmax", 0): "wrong_result"}
+
+
+def test_the_throughput_benchmarks_mixed_set_is_judged_one_way_each(tmp_path):
+    """benchmarks/mixed_candidates.py: per operator the solution, a truncated file, one that raises,
+    one that zeroes its outputs (out= written too) and a corpus cheat, each failing its own way."""
+    import subprocess
+
+    out = tmp_path / "mixed"
+    subprocess.run([sys.executable, "benchmarks/mixed_candidates.py", "--out", str(out), "--ops", "aten::silu"],
+                   check=True, cwd=Path(__file__).resolve().parents[1], capture_output=True)
+    result = api.run("files", dir=str(out), ops=["silu"], db=tmp_path / "k.db", device="cpu", tiers=["small"])
+    with Store(tmp_path / "k.db") as store:
+        statuses = [r.status for r in sorted(store.rows(result.run.id), key=lambda r: r.sample)]
+    assert statuses == ["pass", "compile_error", "runtime_error", "wrong_result", "wrong_result"]

@@ -52,7 +52,7 @@ class Schedule:
     rounds: int = 1
     early_stop: bool = False
     concurrency: int = 4
-    # A method that replays stored attempts names the samples each operator has: {op id: samples}.
+    # A method whose operators have different samples (a stored run's, a folder's) names each one's.
     replay: tuple[tuple[str, tuple[int, ...]], ...] | None = None
 
     def samples_of(self, op: str) -> tuple[int, ...]:
