@@ -21,6 +21,9 @@
 #   agreement the cuBLAS references against libcublas on every small and large case (a table;
 #             KGB_AGREEMENT_OPS: only these routines)
 #   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
+#   mixed     the throughput benchmark's second figure: five mixed candidates per operator
+#             (benchmarks/mixed_candidates.py; KGB_OPS or KGB_SOURCE: which), judged and timed as
+#             run KGB_MIXED_NAME (default h200-mixed), then its throughput record
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for the whole script, set-up
 # and packing included, default 540; keep it 30 s under the call's limit. A step that would overrun is
 # cut (45 s are kept for cutting it and packing), the rest skipped, and the results still packed:
@@ -85,6 +88,13 @@ PY
     profile) $t "$py" benchmarks/profile_timing.py --out "$out" \
                --ops "${KGB_PROFILE_OPS:-aten::_softmax,aten::add_,aten::bmm,aten::_index_put_impl_}" 2>&1 \
                | tail -n 400 > "$out/profile-timing.log" ;;
+    mixed) mixed=${KGB_MIXED_NAME:-h200-mixed}
+           "$py" benchmarks/mixed_candidates.py --out runs/mixed ${KGB_OPS:+--ops "$KGB_OPS"} \
+             ${KGB_SOURCE:+--source "$KGB_SOURCE"}
+           $t "$py" -m kernelgenbench.cli run --method files --dir runs/mixed --device cuda --perf --quick-timing \
+             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} --db $db --name "$mixed" \
+             --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 | tee -a "$out/mixed.log"
+           "$py" benchmarks/speed.py throughput --db $db --run "$mixed" --tag "throughput-$mixed" --out "$out" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut
