@@ -108,11 +108,16 @@ def test_timing_phase_times_each_pass_once_and_resumes(tmp_path):
                             plan=Plan(("small",)), timing=quick)
 
     with Store(tmp_path / "k.db") as store:
+        started = time.time()
         run = campaign(store).run
+        wall = time.time() - started
         rows = {r.op: r for r in store.rows(run.id)}
         assert rows["aten::silu"].status == "pass" and rows["aten::silu"].speedup > 0
         assert rows["aten::softmax"].status == "wrong_result" and rows["aten::softmax"].speedup is None
         assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 1
+        verify_s, timing_s = store.phase_walls(run.id)  # the throughput benchmark's two phases, one after the other
+        assert verify_s is not None and timing_s is not None and verify_s > 0 and timing_s > 0
+        assert verify_s + timing_s <= wall + 0.1
         store.db.execute("DELETE FROM timings")  # as if the run had been killed during timing
         assert [a.op for a in store.untimed_passes(run.id)] == ["aten::silu"]
         campaign(store, ops[1:])  # resumed for another operator: silu's timing waits for its own resume
