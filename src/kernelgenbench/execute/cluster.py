@@ -97,8 +97,11 @@ class RayExecutor:
     def call(self, fn: Callable[[J, int | None], R], job: J) -> R:
         return self._ray.get(self._task.remote(fn, job))
 
-    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J], task: Any = None) -> Iterator[tuple[J, R]]:
-        pending = {(task or self._task).remote(fn, job): job for job in jobs}
+    def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        return self._as_tasks(self._task, fn, jobs)
+
+    def _as_tasks(self, task: Any, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        pending = {task.remote(fn, job): job for job in jobs}
         while pending:
             done, _ = self._ray.wait(list(pending), num_returns=1)
             for ref in done:
@@ -109,7 +112,7 @@ class RayExecutor:
         """Each timing task holds 1/timers of a GPU (`alone`: a whole one), so Ray runs `timers` per GPU
         at a time; on the node their measurements take turns (verify/device_gate.py)."""
         share = 1.0 if alone else 1.0 / self.timers
-        return self.map(fn, jobs, self._remote.options(**task_options(self._profile, share)))
+        return self._as_tasks(self._remote.options(**task_options(self._profile, share)), fn, jobs)
 
     def close(self) -> None:
         """Shut down the local cluster this executor started, if it started one."""

@@ -47,6 +47,7 @@ class LocalPool:
         self.platform = platform
         accelerated = platform.profile.accelerated
         devices = platform.device_count if accelerated else 1
+        self._slots: list[int | None] = list(range(devices)) if accelerated else [None]
         self.workers = max(1, workers or devices)
         self.threads = max(1, (os.cpu_count() or 1) // self.workers)
         self.timers = max(1, timers or (TIMERS_PER_DEVICE if accelerated else 1))
@@ -65,13 +66,10 @@ class LocalPool:
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
                   alone: bool = False) -> Iterator[tuple[J, R]]:
         devices: queue.Queue[int | None] = queue.Queue()
-        accelerated = self.platform.profile.accelerated
-        count = self.platform.device_count if accelerated else 1
-        per_device = 1 if alone else self.timers
-        for _ in range(per_device):
-            for i in range(count):
-                devices.put(i if accelerated else None)
-        return _pooled(count * per_device, devices, fn, jobs)
+        held = self._slots * (1 if alone else self.timers)
+        for device in held:
+            devices.put(device)
+        return _pooled(len(held), devices, fn, jobs)
 
 
 def _holding(devices: queue.Queue[int | None], fn: Callable[[J, int | None], R], job: J) -> R:

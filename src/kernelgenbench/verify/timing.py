@@ -312,11 +312,6 @@ class CaseTimer:
         def check(*args: Any) -> str | None:
             return timed_as("checks", _check, *args)
 
-        def own_threads() -> None:
-            if threading.active_count() > threads:
-                raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
-                                                        "by the candidate's calls")
-
         ov = self.op.overload(case.overload)
         with self._shared():
             first = inputs()
@@ -336,7 +331,6 @@ class CaseTimer:
 
         with self._exclusive():
             measured = self._measure(ov, candidate, native, len(sets), restore)
-        own_threads()
         samples, last, graph_outputs, walls_c, walls_n, mode = measured
         cand = Stats.of([s.device_us for s in samples["candidate"]])
         base = Stats.of([s.device_us for s in samples["baseline"]])
@@ -366,7 +360,9 @@ class CaseTimer:
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
                                                          f"{problem} (a result cached across calls?)")
-            own_threads()
+            if threading.active_count() > threads:
+                raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
+                                                        "by the candidate's calls")
             floor = None
             if self.bandwidth:
                 floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
