@@ -56,6 +56,7 @@ class DeviceGate:
         self.mode: str | None = None
         self._paused: str | None = None  # the hold given up for host-only work, to take again
         self.waited_s = 0.0  # time spent waiting for other workers
+        self.compiled_s = 0.0  # time Triton spent compiling, the device let go (compile_outside)
 
     def _take(self, fd: int, kind: int) -> None:
         start = time.perf_counter()
@@ -148,11 +149,16 @@ def compile_outside(gate: DeviceGate) -> None:
     113 operators' measured sections took). Let go of it while Triton compiles."""
     from triton import knobs
 
+    started: list[float] = []
+
     def before(**_: object) -> bool:
+        started.append(time.perf_counter())
         gate.pause()
         return False  # compile as usual
 
     def after(**_: object) -> None:
+        if started:
+            gate.compiled_s += time.perf_counter() - started.pop()
         gate.resume()
 
     knobs.runtime.jit_cache_hook = before

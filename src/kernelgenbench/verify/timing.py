@@ -104,8 +104,8 @@ class CaseTiming:
     floor_us: float | None
     mode: str
     # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, waits for other
-    # timing workers' holds of the device, and the calls: warm-ups, timed samples, host-clock samples),
-    # so a run shows where its timing time goes.
+    # timing workers' holds of the device, Triton compiling, the measured section alone on the device,
+    # and the other calls: the checked calls after it, refills), so a run shows where its timing goes.
     phases_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -289,7 +289,10 @@ class CaseTimer:
         def waited() -> float:
             return self.gate.waited_s if self.gate else 0.0
 
-        waited_before = waited()
+        def compiled() -> float:
+            return self.gate.compiled_s if self.gate else 0.0
+
+        waited_before, compiled_before = waited(), compiled()
 
         def timed_as(phase: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             t0, w0 = time.perf_counter(), waited()
@@ -329,8 +332,10 @@ class CaseTimer:
             """The inputs of set i as a call receives them (an in-place call overwrites its own)."""
             return pristine[i] if pristine else sets[i]
 
+        t0, w0, c0 = time.perf_counter(), waited(), compiled()
         with self._exclusive():
             measured = self._measure(ov, candidate, native, len(sets), restore)
+        phases["measured"] = time.perf_counter() - t0 - (waited() - w0) - (compiled() - c0)
         samples, last, graph_outputs, walls_c, walls_n, mode = measured
         cand = Stats.of([s.device_us for s in samples["candidate"]])
         base = Stats.of([s.device_us for s in samples["baseline"]])
@@ -367,6 +372,7 @@ class CaseTimer:
             if self.bandwidth:
                 floor = traffic_bytes(self.op, ov, sets[0], outputs_of(ov, out, sets[0])) / self.bandwidth * 1e6
         phases["waits"] = waited() - waited_before  # for other timing workers' holds of the device
+        phases["compile"] = compiled() - compiled_before
         phases["calls"] = time.perf_counter() - start - sum(phases.values())
         return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
                           {k: round(v, 4) for k, v in phases.items()})
