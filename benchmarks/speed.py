@@ -238,6 +238,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
             sys.exit(f"no run {run_name!r} in {db}")
         rows, totals = [], {"startup": 0.0, "compile": 0.0, "correctness": 0.0, "timing": 0.0}
         cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
+        outside: dict[str, float] = {}  # the timing workers' seconds by part (clock set-up, loading, cases)
         for a in store.attempts(run.id):
             v, t = store.verdict(a.id), store.timing(a.id)
             for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
@@ -245,6 +246,11 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                     cases[phase] = cases.get(phase, 0.0) + x
             p = (v.extra.get("phases") if v else None) or {}
             q = (t.extra.get("phases") if t else None) or {}
+            if t is not None and q:
+                for part, x in (t.extra.get("timing", {}).get("worker_s") or {}).items():
+                    outside[part] = outside.get(part, 0.0) + x
+                outside["spawn and exit"] = outside.get("spawn and exit", 0.0) + max(
+                    t.seconds - q.get("work_s", 0.0) - q.get("startup_s", 0.0), 0.0)
             startup = p.get("startup_s", 0.0) + q.get("startup_s", 0.0)
             compile_s = p.get("compile_s", 0.0) + q.get("compile_s", 0.0)
             correctness = max(p.get("work_s", 0.0) - p.get("compile_s", 0.0), 0.0)
@@ -266,12 +272,15 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
-                  if cases else ""))
+                  if cases else "")
+               + (f"; the timing workers' seconds: {', '.join(f'{k} {x:.0f}' for k, x in outside.items())}"
+                  if outside else ""))
     write(out, tag, "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
            "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "verify_wall_s": verify_wall,
                                                     "timing_wall_s": timing_wall, "timed": timed,
                                                     "totals_s": totals, "timed_cases_s": cases,
+                                                    "timing_workers_s": outside,
                                                    "run": run_name},
           env=run.environment)
     return True

@@ -108,6 +108,9 @@ def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
         assert set(t.phases_s) == {"inputs", "truth", "checks", "waits", "compile", "measured", "calls"} and min(t.phases_s.values()) >= 0
         assert sum(t.phases_s.values()) <= c.seconds + 0.001  # each rounded to 0.1 ms
     assert v.extra["phases"]["work_s"] > 0
+    worker = v.extra["timing"]["worker_s"]  # and what the worker spent outside its cases
+    assert set(worker) == {"clock_waits", "clock", "load", "cases"} and min(worker.values()) >= 0
+    assert worker["cases"] >= sum(c.seconds for c in v.cases) - 0.001
     # on the CPU only ATen has its library kernel; vLLM and cuBLAS are timed against the torch stand-in
     assert v.extra["timing"]["baseline"] == ("library" if op.startswith("aten::") else "reference")
 

@@ -146,19 +146,28 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     timings = []
 
     def verdict(status: Status, reason: str, **kw) -> Verdict:
+        outside["cases"] = time.perf_counter() - cases_start if cases_start else 0.0
         extra = {"timing": {"cases": [t.to_dict() for t in timings], "clock": clock.describe(),
-                            "config": asdict(config),
+                            "config": asdict(config), "worker_s": {k: round(x, 4) for k, x in outside.items()},
                             "baseline": "library" if op.native_is_library(device) else "reference"}}
         return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform, layer="timing",
                        seconds=time.perf_counter() - start, extra=extra, **kw)
 
+    # the worker's seconds: setting up the clock (and waiting for the device to do so), loading the
+    # candidate, and all its cases, so a run shows what a timing worker spends outside its cases
+    outside: dict[str, float] = {}
+    cases_start = 0.0
     gate = DeviceGate(gate_path(device))
+    t0 = time.perf_counter()
     with gate.shared():  # the clock's set-up runs kernels (a flush, the sleep's calibration)
         clock = clock_for(device)
+    outside["clock_waits"] = gate.waited_s
+    outside["clock"] = time.perf_counter() - t0 - gate.waited_s
     if not op.timed:
         why = "a metadata operator" if op.work in ("view", "read") else "no performance cases: nothing at scale"
         return verdict(Status.PASS, f"not timed: {op.id} has no kernel work to time ({why}); "
                                     "it counts in accuracy only")
+    t0 = time.perf_counter()
     cases = op.select_cases(sizes=config.tiers)  # type: ignore[arg-type]
     try:
         functions = required_functions(op, load_module(path))
@@ -168,6 +177,8 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     compile_outside(gate)
     timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
                       config, clock, gate)
+    outside["load"] = time.perf_counter() - t0
+    cases_start = time.perf_counter()
     results: list[CaseResult] = []
     for case in cases:
         emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
