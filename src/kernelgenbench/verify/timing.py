@@ -47,9 +47,9 @@ BLOCK = 10  # samples per side before the sides swap
 ESCAPE_MARGIN_US = 100.0
 SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
 # A side whose calls take this long needs few calls besides its samples: one warm-up per input set
-# once compiled, one host-clock sample for the launch sleep, two for the wall check; and its samples
-# alternate round by round, and may stop at 3 rounds once both sides have run SLOW_SECONDS times the
-# minimum time. On the H200 about 24 calls of a 2 s libcublas Dsbmv held the GPU 48 s for one case.
+# once compiled, and one wall sample that is its host-clock sample too; its samples alternate round by
+# round, and may stop at 3 rounds once both sides have run SLOW_SECONDS times the minimum time. On the
+# H200 about 24 calls of a 2 s libcublas Dsbmv held the GPU 48 s for one case, then 8 calls 15.5 s.
 SLOW_CALL_S = 0.05
 SLOW_SECONDS = 10
 
@@ -385,7 +385,7 @@ class CaseTimer:
         threads = threading.active_count()
         slow_c = False
         for i in range(n_sets):  # warm-up: compiles and autotunes (its outputs are checked afterwards)
-            for k in range(self.config.warmup):
+            for k in range(1 if slow_c else self.config.warmup):
                 restore(i)
                 t0 = time.perf_counter()
                 self._call(candidate[i])
@@ -398,9 +398,12 @@ class CaseTimer:
             for _ in range((1 if slow_n else self.config.warmup) - (i == 0)):
                 call()
         self._sync()
+        # a slow side's one wall sample is also its host-clock sample (its launch is hidden anyway)
         with self.binding:
-            host_c = statistics.median(self.clock.wall(candidate[0])[0] for _ in range(1 if slow_c else 3))
-        host_n = statistics.median(self.clock.wall(native[0])[0] for _ in range(1 if slow_n else 3))
+            once_c = [self.clock.wall(candidate[0])] if slow_c else []
+            host_c = once_c[0][0] if slow_c else statistics.median(self.clock.wall(candidate[0])[0] for _ in range(3))
+        once_n = [self.clock.wall(native[0])] if slow_n else []
+        host_n = once_n[0][0] if slow_n else statistics.median(self.clock.wall(native[0])[0] for _ in range(3))
         self.clock.hide_launch(max(host_c, host_n))
         slow = slow_c or slow_n
 
@@ -447,8 +450,8 @@ class CaseTimer:
             raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
                                                     "during the timed calls")
         with self.binding:
-            walls_c = [self.clock.wall(candidate[k % n_sets]) for k in range(2 if slow_c else self.config.wall_samples)]
-        walls_n = [self.clock.wall(native[k % n_sets]) for k in range(2 if slow_n else self.config.wall_samples)]
+            walls_c = once_c or [self.clock.wall(candidate[k % n_sets]) for k in range(self.config.wall_samples)]
+        walls_n = once_n or [self.clock.wall(native[k % n_sets]) for k in range(self.config.wall_samples)]
         return samples, last, graph_outputs, walls_c, walls_n, mode
 
     def _sync(self) -> None:
