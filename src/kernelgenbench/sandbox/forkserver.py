@@ -34,9 +34,13 @@ from ..platforms.profiles import PROFILES
 PER_WORKER = frozenset({"TRITON_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_CURRENT_TEST",
                         *(p.visible_devices for p in PROFILES.values() if p.visible_devices)})
 MAX_SERVERS = 2  # environments kept warm at once; the least recently used server goes first
+# torch._dynamo is imported by the first ATen operator a worker builds (torch._refs goes through
+# it) and by Triton launches under a dispatch mode: 0.9 s on this CPU, 3-6 s per timing worker of an
+# ATen operator on the H200 (benchmarks/results/README.md, session H).
 PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.verify.pipeline",
            "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",
-           "kernelgenbench.suite.cublas")
+           "kernelgenbench.suite.cublas", "torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap",
+           "triton.compiler.code_generator")
 START_TIMEOUT_S = 180.0
 
 
@@ -198,6 +202,16 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
+def _driver_loaded() -> bool:
+    """Whether the CUDA driver library is in this process (loaded on its first call, by whatever
+    import): a child forked after that cannot create a context, so the server must not serve."""
+    try:
+        with open("/proc/self/maps") as maps:
+            return any("libcuda.so" in line for line in maps)
+    except OSError:
+        return False
+
+
 def serve(path: str) -> None:
     for name in PRELOAD:
         __import__(name)
@@ -206,7 +220,7 @@ def serve(path: str) -> None:
 
     triton_key()  # the hash of Triton's own sources, which every compiling worker needs: 0.73 s on the H200
 
-    if torch.cuda.is_initialized():  # a forked child could not use the device: never serve then
+    if torch.cuda.is_initialized() or _driver_loaded():  # a forked child could not use the device
         return
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
