@@ -96,3 +96,25 @@ def test_a_forked_worker_finds_torchs_lazy_imports_done(monkeypatch):
             + candidate_path(solutions_dir(), "aten::silu").read_text())
     verdict = judge(Request("aten::silu", code, INTERPRETER, 3, Plan(("small",), checks=("ghost", "trace"))))
     assert verdict.status is Status.PASS, verdict.reason
+
+
+def test_a_server_that_would_not_start_is_not_started_again_for_every_worker(candidate, monkeypatch):
+    """On the H200 a server that refused to serve was started again for each worker, one at a time
+    under the servers' lock: every worker waited 10 s longer than the last. Workers then start plain."""
+    from kernelgenbench import api
+    from kernelgenbench.sandbox import forkserver
+
+    starts = []
+
+    class Refusing:
+        def __init__(self, env):
+            starts.append(env)
+            raise forkserver.ForkServerError("the fork server did not start")
+
+    monkeypatch.setenv("KGB_FORKSERVER", "1")
+    monkeypatch.setattr(forkserver, "_servers", {})
+    monkeypatch.setattr(forkserver, "_unservable", set())
+    monkeypatch.setattr(forkserver, "ForkServer", Refusing)
+    verdicts = [api.verify_file(candidate("silu_segfault"), "aten::silu", device="cpu", seed=3) for _ in range(2)]
+    assert len(starts) == 1
+    assert all(v.status is Status.CRASH and "SIGSEGV" in v.reason for v in verdicts)  # judged all the same

@@ -34,13 +34,14 @@ from ..platforms.profiles import PROFILES
 PER_WORKER = frozenset({"TRITON_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_CURRENT_TEST",
                         *(p.visible_devices for p in PROFILES.values() if p.visible_devices)})
 MAX_SERVERS = 2  # environments kept warm at once; the least recently used server goes first
-# torch._dynamo is imported by the first ATen operator a worker builds (torch._refs goes through
-# it) and by Triton launches under a dispatch mode: 0.9 s on this CPU, 3-6 s per timing worker of an
-# ATen operator on the H200 (benchmarks/results/README.md, session H).
 PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.verify.pipeline",
            "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",
-           "kernelgenbench.suite.cublas", "torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap",
-           "triton.compiler.code_generator")
+           "kernelgenbench.suite.cublas")
+# Imported by the first ATen operator a worker builds (torch._refs goes through torch._dynamo) and by
+# Triton launches under a dispatch mode: about 1 s per worker on a CPU. Only for interpreted workers,
+# which never use a GPU: on the H200 a server that imported these no longer served (each worker then
+# waited 10 s more than the last; benchmarks/results/README.md, session H).
+PRELOAD_INTERPRETED = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
 START_TIMEOUT_S = 180.0
 
 
@@ -123,6 +124,7 @@ class ForkServer:
 
 
 _servers: dict[frozenset[tuple[str, str]], ForkServer] = {}  # in order of last use
+_unservable: set[frozenset[tuple[str, str]]] = set()  # environments whose server would not start
 _lock = threading.Lock()
 
 
@@ -131,9 +133,12 @@ def enabled() -> bool:
 
 
 def server_for(env: dict[str, str]) -> ForkServer:
-    """The running server for this environment, started on first use (and again if it died)."""
+    """The running server for this environment, started on first use (and again if it died). One
+    that would not start is not tried again: every worker would wait for that start in turn."""
     key = frozenset((k, v) for k, v in env.items() if k not in PER_WORKER)
     with _lock:
+        if key in _unservable:
+            raise ForkServerError("the fork server for this environment did not start before")
         server = _servers.pop(key, None)
         if server is not None and not server.alive:
             server.close()
@@ -141,7 +146,11 @@ def server_for(env: dict[str, str]) -> ForkServer:
         if server is None:
             while len(_servers) >= MAX_SERVERS:
                 _servers.pop(next(iter(_servers))).close()
-            server = ForkServer({k: v for k, v in env.items() if k not in PER_WORKER})
+            try:
+                server = ForkServer({k: v for k, v in env.items() if k not in PER_WORKER})
+            except ForkServerError:
+                _unservable.add(key)
+                raise
         _servers[key] = server
         return server
 
@@ -202,25 +211,15 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def _driver_loaded() -> bool:
-    """Whether the CUDA driver library is in this process (loaded on its first call, by whatever
-    import): a child forked after that cannot create a context, so the server must not serve."""
-    try:
-        with open("/proc/self/maps") as maps:
-            return any("libcuda.so" in line for line in maps)
-    except OSError:
-        return False
-
-
 def serve(path: str) -> None:
-    for name in PRELOAD:
+    for name in PRELOAD + (PRELOAD_INTERPRETED if os.environ.get("TRITON_INTERPRET") == "1" else ()):
         __import__(name)
     import torch
     from triton.runtime.cache import triton_key
 
     triton_key()  # the hash of Triton's own sources, which every compiling worker needs: 0.73 s on the H200
 
-    if torch.cuda.is_initialized() or _driver_loaded():  # a forked child could not use the device
+    if torch.cuda.is_initialized():  # a forked child could not use the device: never serve then
         return
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
