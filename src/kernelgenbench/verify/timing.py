@@ -104,8 +104,10 @@ class CaseTiming:
     floor_us: float | None
     mode: str
     # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, waits for other
-    # timing workers' holds of the device, Triton compiling, the measured section alone on the device,
-    # and the other calls: the checked calls after it, refills), so a run shows where its timing goes.
+    # timing workers' holds of the device, Triton compiling; the measured section alone on the device
+    # as its bandwidth probe (an operator's first case), warm-ups with host-clock samples, samples and
+    # wall samples; and the other calls: the checked calls after it, refills), so a run shows where
+    # its timing goes.
     phases_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -335,8 +337,12 @@ class CaseTimer:
         t0, w0, c0 = time.perf_counter(), waited(), compiled()
         with self._exclusive():
             measured = self._measure(ov, candidate, native, len(sets), restore)
-        phases["measured"] = time.perf_counter() - t0 - (waited() - w0) - (compiled() - c0)
-        samples, last, graph_outputs, walls_c, walls_n, mode = measured
+        samples, last, graph_outputs, walls_c, walls_n, mode, parts = measured
+        # the measured section by part; the warm-ups (which compile, letting go of the device) are
+        # what is left of it once compiling and the waits to hold the device again are taken out
+        parts["warm-ups"] = time.perf_counter() - t0 - (waited() - w0) - (compiled() - c0) - \
+            parts["probe"] - parts["samples"] - parts["walls"]
+        phases.update(parts)
         cand = Stats.of([s.device_us for s in samples["candidate"]])
         base = Stats.of([s.device_us for s in samples["baseline"]])
         wall_c, wall_n = (statistics.median(w[1] for w in walls) for walls in (walls_c, walls_n))
@@ -381,7 +387,9 @@ class CaseTimer:
                  n_sets: int, restore: Callable[[int], None]) -> tuple[Any, ...]:
         """The measured section, alone on the device: warm-ups (compiles and autotunes), the
         interleaved samples of both sides, and the host-clock samples."""
+        marks = [time.perf_counter()]
         self.bandwidth  # noqa: B018 - measured once per operator, alone on the device
+        marks.append(time.perf_counter())
         threads = threading.active_count()
         slow_c = False
         for i in range(n_sets):  # warm-up: compiles and autotunes (its outputs are checked afterwards)
@@ -417,6 +425,7 @@ class CaseTimer:
             graph_outputs = [p[1] for p in pairs]
             mode = "graph"
 
+        marks.append(time.perf_counter())
         samples: dict[str, list[Sample]] = {"baseline": [], "candidate": []}
         last: dict[int, Any] = {}
         elapsed_us = 0.0
@@ -437,6 +446,7 @@ class CaseTimer:
             if rounds >= self.config.min_samples or (elapsed_us >= self.config.min_seconds * 1e6 and rounds >= 10) \
                     or (slow and elapsed_us >= SLOW_SECONDS * self.config.min_seconds * 1e6 and rounds >= 3):
                 break
+        marks.append(time.perf_counter())
         own = statistics.median(s.escaped_us for s in samples["candidate"])
         usual = statistics.median(s.escaped_us for s in samples["baseline"])
         if own > usual + max(ESCAPE_MARGIN_US, 0.1 * statistics.median(s.device_us for s in samples["candidate"])):
@@ -452,7 +462,9 @@ class CaseTimer:
         with self.binding:
             walls_c = once_c or [self.clock.wall(candidate[k % n_sets]) for k in range(self.config.wall_samples)]
         walls_n = once_n or [self.clock.wall(native[k % n_sets]) for k in range(self.config.wall_samples)]
-        return samples, last, graph_outputs, walls_c, walls_n, mode
+        marks.append(time.perf_counter())
+        parts = {part: b - a for part, a, b in zip(("probe", "warm-ups", "samples", "walls"), marks, marks[1:])}
+        return samples, last, graph_outputs, walls_c, walls_n, mode, parts
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
