@@ -261,8 +261,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                          p.get("kernels_compiled", 0) + q.get("kernels_compiled", 0), f"{correctness:.1f}",
                          f"{timing:.1f}", f"{(v.seconds if v else 0) + (t.seconds if t else 0):.1f}"])
         last = store.last_activity(run.id)
-        wall = (run.finished or last or run.created) - run.created
         verify_wall, timing_wall = store.phase_walls(run.id)
+        # the phases' busy time: a run resumed in a later device call leaves out the pause between
+        wall = min((run.finished or last or run.created) - run.created, (verify_wall or 0) + (timing_wall or 0))
         timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
     work = sum(totals.values())
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"

@@ -183,6 +183,22 @@ def test_the_longest_operators_of_earlier_runs_start_first(tmp_path):
     assert longest_first(ops, past, str) == ["aten::silu", "aten::sort", "aten::mean", "aten::add"]
 
 
+def test_a_phases_wall_time_leaves_out_the_pause_of_a_run_resumed_later(tmp_path):
+    """A whole-suite run on the H200 is timed over two device calls: the throughput figure counts
+    the time a job of the phase was running, not the minutes between the calls."""
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    with Store(tmp_path / "k.db") as store:
+        run = store.open_run("r", "reference", {}, "cuda", {}, 1)
+        for i, (op, start, stop) in enumerate((("aten::add", 0, 10), ("aten::mean", 5, 20), ("aten::sort", 500, 530))):
+            attempt = store.add_attempt(run.id, op, "reference", "x")
+            store.put_verdict(attempt, Verdict(op, Status.PASS, "ok", seconds=1.0))
+            store.put_timing(attempt, Verdict(op, Status.PASS, "ok", seconds=stop - start))
+            store.db.execute("UPDATE timings SET created=? WHERE attempt_id=?", (1000.0 + stop, attempt))
+            store.db.execute("UPDATE verdicts SET created=? WHERE attempt_id=?", (900.0 + 2 * i, attempt))
+        assert store.phase_walls(run.id) == (3.0, 20.0 + 30.0)
+
+
 def test_a_folder_of_candidates_per_operator_is_judged_as_its_samples(tmp_path):
     """SOURCE/NAME/*.py: each file one sample, in name order (a model's k samples, the throughput
     benchmark's mixed set); an operator with a plain NAME.py keeps one sample."""

@@ -161,3 +161,41 @@ def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
         counts[delay] = (binding.calls, timed.candidate.n)
     assert counts[0.06] == (2 + 1 + 1 + 3 + 1, 3)  # warm-ups (2 sets), one wall, samples, fresh contents
     assert counts[0.0][1] >= 10 and counts[0.0][0] == 2 * 3 + 3 + counts[0.0][1] + 5 + 1
+
+
+def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_alone(tmp_path):
+    """A case's preparation and checks take the device step by step, shared (a waiting measurement
+    waits for the step under way, not for a whole case's preparation), and its samples alone."""
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.device_gate import DeviceGate
+    from kernelgenbench.verify.timing import CaseTimer
+
+    gate = DeviceGate(tmp_path / "gpu")
+    modes: dict[str, list] = {"call": [], "sample": []}
+    holds = []
+    shared = gate.shared
+
+    def counted_shared():
+        holds.append(gate.mode)
+        return shared()
+
+    gate.shared = counted_shared
+
+    class Recording(_SlowNative):
+        def call(self, ov, args, kwargs):
+            modes["call"].append(gate.mode)
+            return super().call(ov, args, kwargs)
+
+    class RecordingClock(HostClock):
+        def measure(self, fn):
+            modes["sample"].append(gate.mode)
+            return super().measure(fn)
+
+    op = registry.get("aten::silu")
+    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
+                          wall_samples=2, tiers=("small",))
+    CaseTimer(op, Recording(op, 0.0), "cpu", 5, config, RecordingClock(), gate).time_case(case)
+    assert modes["sample"] and set(modes["sample"]) == {"exclusive"}
+    assert modes["call"] and None not in modes["call"]
+    assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check

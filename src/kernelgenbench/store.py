@@ -368,16 +368,19 @@ class Store:
         return {op: statistics.median(xs) for op, xs in seen.items()}
 
     def phase_walls(self, run_id: int) -> tuple[float | None, float | None]:
-        """Wall seconds of a run's verification (its start to its last verdict) and of its timing (the
-        first timing job's start to the last one's end), as stored; None where a phase has nothing."""
-        run = self._one("SELECT created FROM runs WHERE id=?", (run_id,))
-        verified = self._one("SELECT MAX(v.created) FROM verdicts v JOIN attempts a ON a.id = v.attempt_id "
-                             "WHERE a.run_id=?", (run_id,))
-        timed = self._one("SELECT MIN(t.created - t.seconds), MAX(t.created) FROM timings t JOIN attempts a "
-                          "ON a.id = t.attempt_id WHERE a.run_id=?", (run_id,))
-        verify = verified[0] - run[0] if run and verified and verified[0] is not None else None
-        timing = timed[1] - timed[0] if timed and timed[0] is not None else None
-        return verify, timing
+        """Wall seconds of a run's verification and of its timing: the time at least one of the
+        phase's jobs was running, as stored, so a run resumed in a later call (a device call ran out)
+        does not count the pause between; None where a phase has nothing."""
+        walls = []
+        for table in ("verdicts", "timings"):
+            spans = sorted(self.db.execute(f"SELECT x.created - x.seconds, x.created FROM {table} x JOIN attempts a "
+                                           "ON a.id = x.attempt_id WHERE a.run_id=?", (run_id,)).fetchall())
+            busy, end = 0.0, float("-inf")
+            for start, stop in spans:
+                busy += max(stop - max(start, end), 0.0)
+                end = max(end, stop)
+            walls.append(busy if spans else None)
+        return walls[0], walls[1]
 
     def untimed_passes(self, run_id: int) -> list[Attempt]:
         """Attempts that passed verification and have no timing yet."""
