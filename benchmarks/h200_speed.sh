@@ -21,6 +21,8 @@
 #   agreement the cuBLAS references against libcublas on every small and large case (a table;
 #             KGB_AGREEMENT_OPS: only these routines)
 #   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
+#   probe     which fork-server imports load the CUDA driver, and whether a worker forked after them
+#             still computes on the GPU (benchmarks/preload_probe.py; a few seconds)
 #   mixed     the throughput benchmark's second figure: five mixed candidates per operator
 #             (benchmarks/mixed_candidates.py; KGB_OPS or KGB_SOURCE: which), judged and timed as
 #             run KGB_MIXED_NAME (default h200-mixed), then its throughput record
@@ -88,6 +90,7 @@ PY
     profile) $t "$py" benchmarks/profile_timing.py --out "$out" \
                --ops "${KGB_PROFILE_OPS:-aten::_softmax,aten::add_,aten::bmm,aten::_index_put_impl_}" 2>&1 \
                | tail -n 400 > "$out/profile-timing.log" ;;
+    probe) $t "$py" benchmarks/preload_probe.py 2>&1 | tee "$out/preload-probe.txt" ;;
     mixed) mixed=${KGB_MIXED_NAME:-h200-mixed}
            "$py" benchmarks/mixed_candidates.py --out runs/mixed ${KGB_OPS:+--ops "$KGB_OPS"} \
              ${KGB_SOURCE:+--source "$KGB_SOURCE"}
