@@ -113,3 +113,21 @@ def test_a_measurement_lets_go_of_the_device_while_triton_compiles(tmp_path):
             pass
     finally:
         knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook = saved
+
+
+def test_a_hold_is_let_go_only_once_this_processs_device_work_is_done(tmp_path):
+    """Work still running when a hold ends or pauses (a float64 truth's native call, kernels launched
+    before Triton compiles the next) would run on into a neighbour's measurement: on the H200 a
+    shipped paged_attention_v1 was called a timing hack so. The wait runs while the hold is held."""
+    path = tmp_path / "gpu"
+    held_at_idle = []
+    gate = DeviceGate(path, idle=lambda: held_at_idle.append(gate.mode))
+    neighbour = DeviceGate(path, wait_limit_s=0.3)
+    with gate.shared():
+        with gate.released():
+            with neighbour.exclusive():  # the device is free while the host works
+                pass
+    with gate.exclusive():
+        gate.pause()
+        gate.resume()
+    assert held_at_idle == ["shared", "shared", "exclusive", "exclusive"]

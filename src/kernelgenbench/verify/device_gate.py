@@ -16,7 +16,7 @@ import fcntl
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
@@ -48,11 +48,16 @@ class DeviceGate:
     shared hold inside an exclusive one is a no-op; `released` and `pause`/`resume` let the host
     work alone (a truth on the CPU, a compilation) and then hold the device as before."""
 
-    def __init__(self, path: Path, wait_limit_s: float | None = None):
+    def __init__(self, path: Path, wait_limit_s: float | None = None, idle: Callable[[], None] | None = None):
         path.parent.mkdir(parents=True, exist_ok=True)
         self._gate = os.open(f"{path}.gate", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self._hold = os.open(f"{path}.hold", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self.wait_limit_s = wait_limit_s or float(os.environ.get("KGB_GATE_WAIT_S") or WAIT_LIMIT_S)
+        # waits until this process's work on the device is done: run before every hold is let go
+        # (its end, and a pause for host work), so no kernel of ours runs on into a neighbour's
+        # measurement. On the H200 a shipped paged_attention_v1 was called a timing hack while
+        # timers let go without it.
+        self._idle = idle or (lambda: None)
         self.mode: str | None = None
         self._paused: str | None = None  # the hold given up for host-only work, to take again
         self.waited_s = 0.0  # time spent waiting for other workers
@@ -92,10 +97,13 @@ class DeviceGate:
     def _unlock(self) -> None:
         if self.mode is None:
             return
-        fcntl.flock(self._hold, fcntl.LOCK_UN)
-        if self.mode == "exclusive":
-            fcntl.flock(self._gate, fcntl.LOCK_UN)
-        self.mode = None
+        try:
+            self._idle()
+        finally:
+            fcntl.flock(self._hold, fcntl.LOCK_UN)
+            if self.mode == "exclusive":
+                fcntl.flock(self._gate, fcntl.LOCK_UN)
+            self.mode = None
 
     @contextmanager
     def _holding(self, mode: str) -> Iterator[None]:

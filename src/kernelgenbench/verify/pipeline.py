@@ -157,7 +157,7 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     # candidate, and all its cases, so a run shows what a timing worker spends outside its cases
     outside: dict[str, float] = {}
     cases_start = 0.0
-    gate = DeviceGate(gate_path(device))
+    gate = DeviceGate(gate_path(device), idle=torch.cuda.synchronize if device.startswith("cuda") else None)
     t0 = time.perf_counter()
     with gate.shared():  # the clock's set-up runs kernels (a flush, the sleep's calibration)
         clock = clock_for(device)
