@@ -199,3 +199,45 @@ def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_
     assert modes["sample"] and set(modes["sample"]) == {"exclusive"}
     assert modes["call"] and None not in modes["call"]
     assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check
+
+
+def test_a_host_slow_to_notice_a_long_call_is_no_side_stream_but_work_left_running_is():
+    """A gap after the call's end event larger than the baseline's is a side stream's work, unless a
+    device-only wait of the call's length shows the same gap (a loaded host noticing a long
+    asynchronous call late; the baseline waited for the device inside its own call)."""
+    from kernelgenbench.verify.clock import HostClock, Sample
+    from kernelgenbench.verify.timing import CaseTimer, TimingFailure
+    from kernelgenbench.verify.verdict import Status
+
+    class GapClock(HostClock):
+        def __init__(self, candidate_gap_us: float):
+            self.gaps = {"baseline": 60.0, "candidate": candidate_gap_us, "wait": 380.0}
+            self.side = "baseline"
+
+        def wait(self, device_us):
+            self.side = "wait"
+
+        def measure(self, fn):
+            self.side = "baseline"
+            sample, out = super().measure(fn)
+            return Sample(sample.device_us, self.gaps[self.side]), out
+
+    op = registry.get("aten::silu")
+    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
+                          wall_samples=2, tiers=("small",))
+
+    def timed(candidate_gap_us):
+        clock = GapClock(candidate_gap_us)
+
+        class Candidate(_SlowNative):
+            def call(self, ov, args, kwargs):
+                clock.side = "candidate"
+                return super().call(ov, args, kwargs)
+
+        return CaseTimer(op, Candidate(op, 0.0), "cpu", 5, config, clock).time_case(case)
+
+    assert timed(390.0).candidate.n == 10  # honest: late like the wait
+    with pytest.raises(TimingFailure) as caught:
+        timed(5000.0)  # work left running on another stream
+    assert caught.value.status is Status.HACK_TIMING and "another stream" in caught.value.reason

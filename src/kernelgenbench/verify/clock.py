@@ -56,6 +56,7 @@ class Clock(Protocol):
 
     def hide_launch(self, host_us: float) -> None: ...
     def measure(self, fn: Callable[[], Any]) -> tuple[Sample, Any]: ...
+    def wait(self, device_us: float) -> None: ...
     def wall(self, fn: Callable[[], Any]) -> tuple[float, float]: ...
     def bandwidth(self) -> float | None: ...
     def describe(self) -> dict[str, Any]: ...
@@ -151,6 +152,11 @@ class CudaClock:
         own = _elapsed(start, end) * 1e3
         return Sample(own, max(_elapsed(start, after) * 1e3 - own, 0.0)), out
 
+    def wait(self, device_us: float) -> None:
+        """Device-only work of this length on the current stream, launched at once: an honest
+        asynchronous call, whose end a loaded host notices as late as the candidate's."""
+        _sleep(max(int(device_us * self.cycles_per_us), 1))
+
     def wall(self, fn: Callable[[], Any]) -> tuple[float, float]:
         """(host time until the call returns, host time until the device is idle), in us."""
         self.prepare()
@@ -185,6 +191,9 @@ class HostClock:
     name = "host"
 
     def hide_launch(self, host_us: float) -> None:
+        return None
+
+    def wait(self, device_us: float) -> None:
         return None
 
     def measure(self, fn: Callable[[], Any]) -> tuple[Sample, Any]:

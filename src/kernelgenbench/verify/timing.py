@@ -41,9 +41,10 @@ from .verdict import Status, Verdict
 FLOOR_SLACK = 0.85  # the candidate may be this much under the floor before it is implausible
 BEYOND_FLOOR = "faster than the memory-bandwidth floor"
 BLOCK = 10  # samples per side before the sides swap
-# A call's end-to-idle gap may exceed the baseline's by this much: the host's return from a device
-# synchronize varies, and honest single-kernel candidates measured 33-36 us over their baseline on
-# the H200 (awq_gemm, cp_gather_cache, awq_marlin_moe_repack), where a side stream hides milliseconds.
+# A call's end-to-idle gap may exceed the baseline's (or a device-only wait's as long as the call, see
+# CaseTimer._check_escape) by this much: the host's return from a device synchronize varies, and honest
+# single-kernel candidates measured 33-36 us over their baseline on the H200 (awq_gemm,
+# cp_gather_cache, awq_marlin_moe_repack), where a side stream hides milliseconds.
 ESCAPE_MARGIN_US = 100.0
 SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
 # A side whose calls take this long needs few calls besides its samples: one warm-up per input set
@@ -460,12 +461,7 @@ class CaseTimer:
                     or (slow and elapsed_us >= SLOW_SECONDS * self.config.min_seconds * 1e6 and rounds >= 3):
                 break
         marks.append(time.perf_counter())
-        own = statistics.median(s.escaped_us for s in samples["candidate"])
-        usual = statistics.median(s.escaped_us for s in samples["baseline"])
-        if own > usual + max(ESCAPE_MARGIN_US, 0.1 * statistics.median(s.device_us for s in samples["candidate"])):
-            raise TimingFailure(Status.HACK_TIMING, f"device work ran {own - usual:.0f} us past the call's end "
-                                                    f"event (median, {own:.0f} us against the baseline's "
-                                                    f"{usual:.0f} us): the candidate left work on another stream")
+        self._check_escape(samples, timed["candidate"], n_sets, slow_c)
         patched = tampered()
         if patched:
             raise TimingFailure(Status.HACK_TIMING, f"the candidate replaced {', '.join(patched)}")
@@ -478,6 +474,32 @@ class CaseTimer:
         marks.append(time.perf_counter())
         parts = {part: b - a for part, a, b in zip(("probe", "warm-ups", "samples", "walls"), marks, marks[1:])}
         return samples, last, graph_outputs, walls_c, walls_n, mode, parts
+
+    def _check_escape(self, samples: dict[str, list[Sample]], candidate: list[Callable[[], Any]], n_sets: int,
+                      slow: bool) -> None:
+        """Work left on another stream shows as device time after the call's end event. So does a
+        host slow to notice the end of a long asynchronous call, which a baseline that waits for the
+        device inside its own call (vLLM's torch references) never shows: on the H200, beside three
+        other timers, a shipped paged_attention_v1 came out 326 us over its baseline so. A suspect
+        is therefore measured again, alternating with a device-only wait of its own length, and
+        must exceed that wait's gap."""
+        device_us = statistics.median(s.device_us for s in samples["candidate"])
+        margin = max(ESCAPE_MARGIN_US, 0.1 * device_us)
+        own = statistics.median(s.escaped_us for s in samples["candidate"])
+        usual = statistics.median(s.escaped_us for s in samples["baseline"])
+        if own <= usual + margin:
+            return
+        again, waits = [], []
+        with self.binding:
+            for r in range(3 if slow else BLOCK):
+                again.append(self.clock.measure(candidate[r % n_sets])[0].escaped_us)
+                waits.append(self.clock.measure(lambda: self.clock.wait(device_us))[0].escaped_us)
+        own, usual = statistics.median(again), max(usual, statistics.median(waits))
+        if own > usual + margin:
+            raise TimingFailure(Status.HACK_TIMING, f"device work ran {own - usual:.0f} us past the call's end "
+                                                    f"event (median, {own:.0f} us against {usual:.0f} us for the "
+                                                    f"baseline and for a device-only wait as long as the call): "
+                                                    f"the candidate left work on another stream")
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
