@@ -241,3 +241,46 @@ def test_a_host_slow_to_notice_a_long_call_is_no_side_stream_but_work_left_runni
     with pytest.raises(TimingFailure) as caught:
         timed(5000.0)  # work left running on another stream
     assert caught.value.status is Status.HACK_TIMING and "another stream" in caught.value.reason
+
+
+def test_a_host_slow_to_notice_a_call_is_no_faked_event_but_a_real_gap_is():
+    """The host waiting far longer for the device than the events say means faked events, unless a
+    device-only wait as long as the events say keeps the host waiting as long."""
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.timing import CaseTimer, TimingFailure
+    from kernelgenbench.verify.verdict import Status
+
+    class EventClock(HostClock):
+        name = "fake-events"
+
+        def __init__(self, wait_gap_us: float):
+            self.gaps = {"baseline": 20.0, "candidate": 2000.0, "wait": wait_gap_us}
+            self.side = "baseline"
+
+        def wait(self, device_us):
+            self.side = "wait"
+
+        def wall(self, fn):
+            self.side = "baseline"
+            fn()
+            return 10.0, 10.0 + self.gaps[self.side]
+
+    op = registry.get("aten::silu")
+    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
+                          wall_samples=3, tiers=("small",))
+
+    def timed(wait_gap_us):
+        clock = EventClock(wait_gap_us)
+
+        class Candidate(_SlowNative):
+            def call(self, ov, args, kwargs):
+                clock.side = "candidate"
+                return super().call(ov, args, kwargs)
+
+        return CaseTimer(op, Candidate(op, 0.0), "cpu", 5, config, clock).time_case(case)
+
+    assert timed(1990.0).mode == "events"  # honest: a wait as long keeps the host as long
+    with pytest.raises(TimingFailure) as caught:
+        timed(30.0)
+    assert caught.value.status is Status.HACK_TIMING and "the events say" in caught.value.reason
