@@ -68,7 +68,7 @@ def marlin24_tile_source(num_bits: int) -> tuple[torch.Tensor, torch.Tensor]:
     return ks, ns
 
 
-def meta_position(size_k: int, size_n: int) -> torch.Tensor:
+def meta_position(size_k: int, size_n: int, device: torch.device | str = "cpu") -> torch.Tensor:
     """Flat position in b_meta of the metadata word of (column n, dense k 16c..16c+15): int64
     [size_n, size_k / 16].
 
@@ -76,8 +76,8 @@ def meta_position(size_k: int, size_n: int) -> torch.Tensor:
     the reordered row, bit 1 to bit 5, bit 2 to bit 0 and bits 3..5 to bits 2..4), then every 2 x 2
     block of (reordered row, column) is transposed and the result stored column-major with
     columns interleaved in pairs."""
-    n = torch.arange(size_n).view(-1, 1)
-    c = torch.arange(size_k // 16).view(1, -1)
+    n = torch.arange(size_n, device=device).view(-1, 1)
+    c = torch.arange(size_k // 16, device=device).view(1, -1)
     row = (n // 64) * 64 + (n % 2) * 2 + ((n // 2) % 2) * 32 + (n // 4) % 2 + ((n // 8) % 8) * 4
     return (c // 2) * 2 * size_n + (row - row % 2 + c % 2) * 2 + row % 2
 
@@ -85,7 +85,7 @@ def meta_position(size_k: int, size_n: int) -> torch.Tensor:
 def meta_indices(b_meta: torch.Tensor, size_k: int, size_n: int) -> torch.Tensor:
     """b_meta -> for every compressed code (j, n), its position 0..3 in its group of 4 dense k:
     int64 [size_k / 2, size_n]."""
-    words = b_meta.reshape(-1).to(torch.int64)[meta_position(size_k, size_n).to(b_meta.device)] & 0xFFFF
+    words = b_meta.reshape(-1).to(torch.int64)[meta_position(size_k, size_n, b_meta.device)] & 0xFFFF
     j = torch.arange(size_k // 2, device=b_meta.device)
     fields = words.t()[j // 8] >> (2 * (j % 8)).view(-1, 1)  # compressed row j = 8c + 2i + h
     return fields & 3
