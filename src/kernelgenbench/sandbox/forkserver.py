@@ -38,9 +38,10 @@ PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.v
            "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",
            "kernelgenbench.suite.cublas")
 # Imported by the first ATen operator a worker builds (torch._refs goes through torch._dynamo) and by
-# Triton launches under a dispatch mode: about 1 s per worker on a CPU. Only for interpreted workers,
-# which never use a GPU: on the H200 a server that imported these no longer served (each worker then
-# waited 10 s more than the last; benchmarks/results/README.md, session H).
+# Triton launches under a dispatch mode: about 1 s per worker on a CPU, 5.3 s per ATen timing worker on
+# the H200. Only for interpreted workers, which never use a GPU: on the H200 a server with these and a
+# check that the CUDA driver was not loaded refused to serve (which of the two made it refuse is what
+# benchmarks/preload_probe.py tells; benchmarks/results/README.md, session H).
 PRELOAD_INTERPRETED = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
 START_TIMEOUT_S = 180.0
 
