@@ -1,7 +1,8 @@
 """Which of the fork server's imports load the CUDA driver, and can a worker forked after them still
-use the GPU? On the H200 a server that also imported torch._dynamo no longer served (every worker
-then started from scratch, one after another), so that preload is for interpreted workers only
-(sandbox/forkserver.py), while an ATen timing worker there spends a median 5.3 s importing it
+use the GPU? On the H200 a server that also imported torch._dynamo, and refused to serve once the
+CUDA driver library was mapped, did not serve (every worker then started from scratch, one after
+another); which of the two made it refuse is not known. So that preload is for interpreted workers
+only (sandbox/forkserver.py), while an ATen timing worker there spends a median 5.3 s importing it
 (benchmarks/results/README.md, session H). Run on the GPU machine: `python benchmarks/preload_probe.py`;
 it tries the imports as the server makes them, then with PYTORCH_NVML_BASED_CUDA_CHECK=1 (torch asks
 NVML, not the CUDA driver, whether a GPU is there).
