@@ -22,9 +22,9 @@ def driver_mapped() -> bool:
 
 
 def probe() -> int:
-    from kernelgenbench.sandbox.forkserver import PRELOAD, PRELOAD_INTERPRETED
+    from kernelgenbench.sandbox.forkserver import PRELOAD, PRELOAD_LAZY
 
-    for name in PRELOAD + PRELOAD_INTERPRETED:
+    for name in PRELOAD + PRELOAD_LAZY:
         t0 = time.perf_counter()
         __import__(name)
         import torch

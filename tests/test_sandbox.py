@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,22 @@ def test_a_server_that_would_not_start_is_not_started_again_for_every_worker(can
     verdicts = [api.verify_file(candidate("silu_segfault"), "aten::silu", device="cpu", seed=3) for _ in range(2)]
     assert len(starts) == 1
     assert all(v.status is Status.CRASH and "SIGSEGV" in v.reason for v in verdicts)  # judged all the same
+
+
+def test_gpu_workers_get_the_lazy_preloads_only_where_a_trial_fork_still_computes_on_the_gpu():
+    """A server for GPU workers first forks a child that makes those imports and forks a worker of
+    its own, which must compute on the GPU; here there is none, so the trial fails and the server
+    imports them not (the preload is kept for interpreted workers, which never touch a GPU)."""
+    script = ("import os\nfrom kernelgenbench.sandbox import forkserver\n"
+              "print(forkserver.lazy_preloads())\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    gpu = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    interpreted = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                                 env=env | {"TRITON_INTERPRET": "1"})
+    import torch
+
+    from kernelgenbench.sandbox import forkserver
+
+    assert gpu.returncode == 0, gpu.stderr
+    assert gpu.stdout.strip() in ("()", str(forkserver.PRELOAD_LAZY) if torch.cuda.is_available() else "()")
+    assert interpreted.stdout.strip() == str(forkserver.PRELOAD_LAZY)

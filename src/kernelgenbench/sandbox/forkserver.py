@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 
 from ..platforms.profiles import PROFILES
@@ -39,10 +40,11 @@ PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.v
            "kernelgenbench.suite.cublas")
 # Imported by the first ATen operator a worker builds (torch._refs goes through torch._dynamo) and by
 # Triton launches under a dispatch mode: about 1 s per worker on a CPU, 5.3 s per ATen timing worker on
-# the H200. Only for interpreted workers, which never use a GPU: on the H200 a server with these and a
-# check that the CUDA driver was not loaded refused to serve (which of the two made it refuse is what
-# benchmarks/preload_probe.py tells; benchmarks/results/README.md, session H).
-PRELOAD_INTERPRETED = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
+# the H200. Preloaded where a worker forked after them can still use the GPU, which a trial fork shows
+# before the server serves (`_safe_to_fork_after`): on the H200 a server with these and a check that the
+# CUDA driver library was not mapped refused to serve (benchmarks/results/README.md, session H).
+PRELOAD_LAZY = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
+TRIAL_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 180.0
 
 
@@ -212,8 +214,65 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
+def _safe_to_fork_after(names: tuple[str, ...]) -> bool:
+    """Whether a worker forked after importing `names` still computes on the GPU: tried in a child
+    that imports them and forks a worker of its own, so the server imports them only if so."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for name in names:
+                __import__(name)
+            import torch
+
+            if not torch.cuda.is_initialized():
+                code = _exit_code(_fork_and_compute(), TRIAL_TIMEOUT_S)
+        finally:
+            os._exit(code)
+    return _exit_code(pid, TRIAL_TIMEOUT_S) == 0
+
+
+def _fork_and_compute() -> int:
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            import torch
+
+            from ..verify.device_gate import DeviceGate, gate_path
+
+            with DeviceGate(gate_path("cuda"), idle=torch.cuda.synchronize).shared():  # never in a measurement
+                ok = torch.ones(1, device="cuda").add(1).item() == 2
+        finally:
+            os._exit(0 if ok else 1)
+    return pid
+
+
+def _exit_code(pid: int, timeout_s: float) -> int:
+    """The child's exit code; a child still running after `timeout_s` is killed and counts as failed."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return 1
+
+
+def lazy_preloads() -> tuple[str, ...]:
+    """The lazily imported modules this server imports too: always for interpreted workers (they
+    never use a GPU), else where a trial fork shows a worker forked after them still can."""
+    if os.environ.get("TRITON_INTERPRET") == "1" or _safe_to_fork_after(PRELOAD_LAZY):
+        return PRELOAD_LAZY
+    return ()
+
+
 def serve(path: str) -> None:
-    for name in PRELOAD + (PRELOAD_INTERPRETED if os.environ.get("TRITON_INTERPRET") == "1" else ()):
+    for name in PRELOAD:
+        __import__(name)
+    for name in lazy_preloads():
         __import__(name)
     import torch
     from triton.runtime.cache import triton_key
