@@ -37,6 +37,8 @@ BANNED_CALLS = {"exec", "eval", "compile", "__import__", "open", "globals", "loc
                 "setattr", "delattr", "breakpoint", "memoryview"}
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "update", "setdefault", "add", "clear",
                     "remove", "discard", "popitem", "__setitem__"}
+# Builtins whose result advances as it is read: at module level, a counter of calls that no write shows
+ITERATORS = {"iter", "map", "filter", "zip", "enumerate", "reversed"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,19 @@ def _dotted(node: ast.AST) -> str | None:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _iterator(value: ast.expr) -> bool:
+    """A value that is, or holds, an iterator or generator (`iter(range(n))`, `(i for i in ...)`)."""
+    if isinstance(value, ast.GeneratorExp):
+        return True
+    if isinstance(value, ast.Call):
+        return _dotted(value.func) in ITERATORS
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return any(_iterator(e) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return any(_iterator(v) for v in value.values)
+    return False
 
 
 def _is_main_guard(stmt: ast.stmt) -> bool:
@@ -161,6 +176,9 @@ class _Scanner(ast.NodeVisitor):
                 isinstance(value, ast.Call) and _dotted(value.func) in ("dict", "set", "list") and not value.args)
             if empty:
                 self.flag(stmt, "module-state", "module-level empty container (a cache across calls)")
+            if value is not None and _iterator(value):
+                self.flag(stmt, "module-state", "module-level iterator (it advances with every call that "
+                                                "reads it: a call counter)")
         elif isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass, ast.Assert)):
             return
         elif isinstance(stmt, ast.AsyncFunctionDef):
