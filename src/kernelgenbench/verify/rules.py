@@ -83,8 +83,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("monkey-patch", "The file assigns to an attribute of something it did not create (a module, a class, "
          "a tensor), or rebinds `__name__`.",
          "keep state in local variables and arguments"),
-    Rule("module-state", "The file keeps mutable state across calls (a module-level cache or iterator, "
-         "`global`, `nonlocal`), which can return an earlier call's answer or count the calls.",
+    Rule("module-state", "The file keeps mutable state across calls (a module-level cache or iterator, a "
+         "mutable default argument, a write into a kernel's attributes, `global`, `nonlocal`), which can "
+         "return an earlier call's answer or count the calls.",
          "compute every call's result from its own inputs; module-level constants are fine"),
     Rule("pointer-key", "The file reads storage or memory addresses (`data_ptr`, `untyped_storage`), the key "
          "of a result cache.",

@@ -81,6 +81,22 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _root(node: ast.AST) -> str | None:
+    """The name an attribute or subscript chain starts from (`k` of `k.cache[0]`)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _mutable(value: ast.expr) -> bool:
+    """A container or iterator made once, where it is written (a default argument's value)."""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call) and _dotted(value.func) in ("list", "dict", "set", "bytearray"):
+        return True
+    return _iterator(value)
+
+
 def _iterator(value: ast.expr) -> bool:
     """A value that is, or holds, an iterator or generator (`iter(range(n))`, `(i for i in ...)`)."""
     if isinstance(value, ast.GeneratorExp):
@@ -179,7 +195,9 @@ class _Scanner(ast.NodeVisitor):
             if value is not None and _iterator(value):
                 self.flag(stmt, "module-state", "module-level iterator (it advances with every call that "
                                                 "reads it: a call counter)")
-        elif isinstance(stmt, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass, ast.Assert)):
+        elif isinstance(stmt, ast.FunctionDef):
+            self.module_names.add(stmt.name)  # a kernel's attributes (its compile cache) live across calls
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Expr, ast.If, ast.Pass, ast.Assert)):
             return
         elif isinstance(stmt, ast.AsyncFunctionDef):
             self.flag(stmt, "structure", "async functions are not allowed")
@@ -203,6 +221,10 @@ class _Scanner(ast.NodeVisitor):
         if any(self.resolve(_dotted(d.func if isinstance(d, ast.Call) else d)) == "triton.jit"
                for d in node.decorator_list):
             return  # the Triton compiler polices kernel bodies
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None and _mutable(default):
+                self.flag(default, "module-state", f"mutable default argument `{ast.unparse(default)}` "
+                                                   "(one object, kept across calls)")
         for stmt in node.body:
             self.visit(stmt)
         self.visit(node.args)
@@ -298,9 +320,8 @@ class _Scanner(ast.NodeVisitor):
             is_module = base is not None and base.split(".")[0] in self.aliases
             if not is_module:
                 self._check_method(node, func.attr)
-            if isinstance(func.value, ast.Name) and func.value.id in self.module_names \
-                    and func.attr in MUTATING_METHODS:
-                self.flag(node, "module-state", f"`{func.value.id}.{func.attr}()` mutates module state")
+            if _root(func.value) in self.module_names and func.attr in MUTATING_METHODS:
+                self.flag(node, "module-state", f"`{ast.unparse(func.value)}.{func.attr}()` mutates module state")
         self.generic_visit(node)
 
     def _check_method(self, node: ast.AST, name: str, via: str = "") -> None:
@@ -334,8 +355,7 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _module_subscript(self, target: ast.AST) -> None:
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                and target.value.id in self.module_names:
+        if isinstance(target, ast.Subscript) and _root(target) in self.module_names:
             self.flag(target, "module-state", f"`{ast.unparse(target)}` writes module state")
 
     def visit_Assign(self, node: ast.Assign) -> None:
