@@ -94,6 +94,7 @@ def test_idiomatic_host_code_is_clean():
     ("import torch\n_n = [map(abs, range(9))]\n", "module-state"),
     ("import torch\ndef f(x, _seen={}):\n    return x\n", "module-state"),
     ("import torch\ndef f(x, *, _n=list()):\n    return x\n", "module-state"),
+    ("import torch\ndef f(x):\n    g = lambda y, _c=[]: y\n    return g(x)\n", "module-state"),
     ("import torch\nimport triton\n@triton.jit\ndef k(x):\n    pass\ndef f(x):\n    k.cache[0] = x\n",
      "module-state"),
     ("import torch\n_d = {'a': [1]}\ndef f(x):\n    _d['a'].append(x)\n", "module-state"),

@@ -221,13 +221,20 @@ class _Scanner(ast.NodeVisitor):
         if any(self.resolve(_dotted(d.func if isinstance(d, ast.Call) else d)) == "triton.jit"
                for d in node.decorator_list):
             return  # the Triton compiler polices kernel bodies
-        for default in [*node.args.defaults, *node.args.kw_defaults]:
-            if default is not None and _mutable(default):
-                self.flag(default, "module-state", f"mutable default argument `{ast.unparse(default)}` "
-                                                   "(one object, kept across calls)")
+        self._defaults(node.args)
         for stmt in node.body:
             self.visit(stmt)
         self.visit(node.args)
+
+    def _defaults(self, args: ast.arguments) -> None:
+        for default in [*args.defaults, *args.kw_defaults]:
+            if default is not None and _mutable(default):
+                self.flag(default, "module-state", f"mutable default argument `{ast.unparse(default)}` "
+                                                   "(one object, kept across calls)")
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._defaults(node.args)
+        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global) -> None:
         self.flag(node, "module-state", "`global` writes module state across calls")
