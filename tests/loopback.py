@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -78,6 +80,7 @@ class Loopback:
     requests: list[Received] = field(default_factory=list)
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    held: threading.Event = field(default_factory=threading.Event)  # set (by `hold`): nothing is answered
 
     @property
     def openai_url(self) -> str:
@@ -91,11 +94,20 @@ class Loopback:
         return [r for r in self.requests if r.path.endswith(("/chat/completions", "/messages"))
                 and (op is None or r.op == op)]
 
-    def answer(self, path: str, body: dict[str, Any]) -> Item:
+    def hold(self) -> None:
+        """From now on no generation is answered (until `held` is cleared); one being answered has
+        been recorded by the time this returns."""
+        with self.lock:
+            self.held.set()
+
+    def answer(self, path: str, body: dict[str, Any]) -> Item | None:
+        """The scripted reply, recorded; None while held (the caller asks again)."""
         messages = body.get("messages") or []
         first = messages[0]["content"] if messages else ""
         op = task_of(first if isinstance(first, str) else json.dumps(first))
         with self.lock:
+            if self.held.is_set():
+                return None
             n = len(self.generations(op))
             script = self.scripts.get(op or "", [no_code()])
             item = script[min(n, len(script) - 1)]
@@ -136,6 +148,14 @@ def _handler(server: Loopback) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _client_gone(self) -> bool:
+            try:
+                return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+            except BlockingIOError:
+                return False
+            except OSError:
+                return True
+
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/v1/models"):
                 self._send(200, {"object": "list", "data": [], "has_more": False, "first_id": None,
@@ -150,6 +170,11 @@ def _handler(server: Loopback) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
                 return
             item = server.answer(self.path, body)
+            while item is None:  # a test froze what has been answered
+                time.sleep(0.01)
+                if self._client_gone():
+                    return  # killed meanwhile: never answered, never recorded
+                item = server.answer(self.path, body)
             n = len(server.requests)
             if item.status != 200:
                 err = ({"type": "error", "error": {"type": "api_error", "message": f"scripted {item.status}"}}
