@@ -247,8 +247,12 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
             p = (v.extra.get("phases") if v else None) or {}
             q = (t.extra.get("phases") if t else None) or {}
             if t is not None and q:
-                for part, x in (t.extra.get("timing", {}).get("worker_s") or {}).items():
+                parts = t.extra.get("timing", {}).get("worker_s") or {}
+                for part, x in parts.items():
                     outside[part] = outside.get(part, 0.0) + x
+                if parts:  # before the clock: building the operator's record (an ATen one imports torch._dynamo)
+                    before = max(q.get("work_s", 0.0) - sum(parts.values()), 0.0)
+                    outside["before"] = outside.get("before", 0.0) + before
                 outside["spawn and exit"] = outside.get("spawn and exit", 0.0) + max(
                     t.seconds - q.get("work_s", 0.0) - q.get("startup_s", 0.0), 0.0)
             startup = p.get("startup_s", 0.0) + q.get("startup_s", 0.0)
