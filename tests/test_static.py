@@ -44,8 +44,8 @@ def _launch(x: torch.Tensor, out: torch.Tensor) -> None:
 
 
 @torch.no_grad()
-def op(self: torch.Tensor, dim: int, out: Optional[torch.Tensor] = None) -> torch.Tensor:
-    shape = list(self.shape)
+def op(self: torch.Tensor, dim: int, out: Optional[torch.Tensor] = None, pad: list = [0]) -> torch.Tensor:
+    shape = list(self.shape) + pad[:0]
     shape[dim] = 1
     dims = sorted(shape)
     dims.sort()
@@ -92,9 +92,10 @@ def test_idiomatic_host_code_is_clean():
     ("import torch\n_n = iter(range(1 << 62))\ndef f(x):\n    return next(_n)\n", "module-state"),
     ("import torch\n_n = (i for i in range(9))\n", "module-state"),
     ("import torch\n_n = [map(abs, range(9))]\n", "module-state"),
-    ("import torch\ndef f(x, _seen={}):\n    return x\n", "module-state"),
-    ("import torch\ndef f(x, *, _n=list()):\n    return x\n", "module-state"),
-    ("import torch\ndef f(x):\n    g = lambda y, _c=[]: y\n    return g(x)\n", "module-state"),
+    ("import torch\ndef f(x, _seen={}):\n    _seen[1] = x\n    return x\n", "module-state"),
+    ("import torch\ndef f(x, *, _n=list()):\n    _n.append(x)\n    return x\n", "module-state"),
+    ("import torch\ndef f(x, _n=iter(range(9))):\n    return x\n", "module-state"),
+    ("import torch\ndef f(x):\n    g = lambda y, _c=[]: _c.append(y)\n    return g(x)\n", "module-state"),
     ("import torch\nimport triton\n@triton.jit\ndef k(x):\n    pass\ndef f(x):\n    k.cache[0] = x\n",
      "module-state"),
     ("import torch\n_d = {'a': [1]}\ndef f(x):\n    _d['a'].append(x)\n", "module-state"),

@@ -97,6 +97,13 @@ def _mutable(value: ast.expr) -> bool:
     return _iterator(value)
 
 
+def _writes(nodes: list[ast.AST], name: str) -> bool:
+    """Whether any of `nodes` writes into what `name` holds (`name[k] = v`, `name.append(v)`)."""
+    return any((isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and _root(n) == name)
+               or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATING_METHODS
+                   and _root(n.func.value) == name) for n in nodes)
+
+
 def _iterator(value: ast.expr) -> bool:
     """A value that is, or holds, an iterator or generator (`iter(range(n))`, `(i for i in ...)`)."""
     if isinstance(value, ast.GeneratorExp):
@@ -221,19 +228,25 @@ class _Scanner(ast.NodeVisitor):
         if any(self.resolve(_dotted(d.func if isinstance(d, ast.Call) else d)) == "triton.jit"
                for d in node.decorator_list):
             return  # the Triton compiler polices kernel bodies
-        self._defaults(node.args)
+        self._defaults(node.args, node.body)
         for stmt in node.body:
             self.visit(stmt)
         self.visit(node.args)
 
-    def _defaults(self, args: ast.arguments) -> None:
-        for default in [*args.defaults, *args.kw_defaults]:
-            if default is not None and _mutable(default):
+    def _defaults(self, args: ast.arguments, body: list[ast.stmt] | ast.expr) -> None:
+        """A default made once and kept across calls: state where the function writes into it (a
+        list default only read, as models write `dims=[0]`, is no state) or reads an iterator."""
+        positional = [*args.posonlyargs, *args.args]
+        pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+                 *zip(args.kwonlyargs, args.kw_defaults)]
+        nodes = [n for part in (body if isinstance(body, list) else [body]) for n in ast.walk(part)]
+        for param, default in pairs:
+            if default is not None and (_iterator(default) or (_mutable(default) and _writes(nodes, param.arg))):
                 self.flag(default, "module-state", f"mutable default argument `{ast.unparse(default)}` "
                                                    "(one object, kept across calls)")
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._defaults(node.args)
+        self._defaults(node.args, node.body)
         self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global) -> None:
