@@ -144,6 +144,31 @@ class _SlowNative:
         return self.op.native("cpu", ov)(*args, **kwargs)
 
 
+def _silu_case():
+    """aten::silu and its first small `silu` case, timed on the CPU by the tests below."""
+    op = registry.get("aten::silu")
+    return op, next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+
+
+def _ten_samples(wall_samples: int = 2) -> TimingConfig:
+    return TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
+                        wall_samples=wall_samples, tiers=("small",))
+
+
+def _timed_marking(clock, config: TimingConfig):
+    """Time silu with the native op as candidate, which tells `clock` (its `side`) it is called."""
+    from kernelgenbench.verify.timing import CaseTimer
+
+    op, case = _silu_case()
+
+    class Candidate(_SlowNative):
+        def call(self, ov, args, kwargs):
+            clock.side = "candidate"
+            return super().call(ov, args, kwargs)
+
+    return CaseTimer(op, Candidate(op, 0.0), "cpu", 5, config, clock).time_case(case)
+
+
 def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
     """A side whose calls take 50 ms or more gets one warm-up per input set once it is compiled, one
     wall sample that serves as its host-clock sample, and may stop sampling at 3 rounds: on the H200
@@ -152,8 +177,7 @@ def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
     from kernelgenbench.verify.clock import HostClock
     from kernelgenbench.verify.timing import CaseTimer
 
-    op = registry.get("aten::silu")
-    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
+    op, case = _silu_case()
     config = TimingConfig(min_samples=100, min_seconds=0.01, max_samples=1000, input_sets=2, warmup=3,
                           wall_samples=5, tiers=("small",))
     counts = {}
@@ -193,11 +217,8 @@ def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_
             modes["sample"].append(gate.mode)
             return super().measure(fn)
 
-    op = registry.get("aten::silu")
-    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
-    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
-                          wall_samples=2, tiers=("small",))
-    CaseTimer(op, Recording(op, 0.0), "cpu", 5, config, RecordingClock(), gate).time_case(case)
+    op, case = _silu_case()
+    CaseTimer(op, Recording(op, 0.0), "cpu", 5, _ten_samples(), RecordingClock(), gate).time_case(case)
     assert modes["sample"] and set(modes["sample"]) == {"exclusive"}
     assert modes["call"] and None not in modes["call"]
     assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check
@@ -208,7 +229,7 @@ def test_a_host_slow_to_notice_a_long_call_is_no_side_stream_but_work_left_runni
     device-only wait of the call's length shows the same gap (a loaded host noticing a long
     asynchronous call late; the baseline waited for the device inside its own call)."""
     from kernelgenbench.verify.clock import HostClock, Sample
-    from kernelgenbench.verify.timing import CaseTimer, TimingFailure
+    from kernelgenbench.verify.timing import TimingFailure
     from kernelgenbench.verify.verdict import Status
 
     class GapClock(HostClock):
@@ -228,20 +249,8 @@ def test_a_host_slow_to_notice_a_long_call_is_no_side_stream_but_work_left_runni
                 return Sample(sample.device_us, self.candidate_gap_us(self.measured)), out
             return Sample(sample.device_us, self.gaps[self.side]), out
 
-    op = registry.get("aten::silu")
-    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
-    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
-                          wall_samples=2, tiers=("small",))
-
     def timed(candidate_gap_us):
-        clock = GapClock(candidate_gap_us)
-
-        class Candidate(_SlowNative):
-            def call(self, ov, args, kwargs):
-                clock.side = "candidate"
-                return super().call(ov, args, kwargs)
-
-        return CaseTimer(op, Candidate(op, 0.0), "cpu", 5, config, clock).time_case(case)
+        return _timed_marking(GapClock(candidate_gap_us), _ten_samples())
 
     assert timed(lambda n: 390.0).candidate.n == 10  # honest: late like the wait
     for cheat in (lambda n: 5000.0,  # work left running on another stream
@@ -255,7 +264,7 @@ def test_a_host_slow_to_notice_a_call_is_no_faked_event_but_a_real_gap_is():
     """The host waiting far longer for the device than the events say means faked events, unless a
     device-only wait as long as the events say keeps the host waiting as long."""
     from kernelgenbench.verify.clock import HostClock
-    from kernelgenbench.verify.timing import CaseTimer, TimingFailure
+    from kernelgenbench.verify.timing import TimingFailure
     from kernelgenbench.verify.verdict import Status
 
     class EventClock(HostClock):
@@ -273,20 +282,8 @@ def test_a_host_slow_to_notice_a_call_is_no_faked_event_but_a_real_gap_is():
             fn()
             return 10.0, 10.0 + self.gaps[self.side]
 
-    op = registry.get("aten::silu")
-    case = next(c for c in op.select_cases(sizes=("small",)) if c.overload == "silu")
-    config = TimingConfig(min_samples=10, min_seconds=0.0, max_samples=10, input_sets=2, warmup=2,
-                          wall_samples=3, tiers=("small",))
-
     def timed(wait_gap_us):
-        clock = EventClock(wait_gap_us)
-
-        class Candidate(_SlowNative):
-            def call(self, ov, args, kwargs):
-                clock.side = "candidate"
-                return super().call(ov, args, kwargs)
-
-        return CaseTimer(op, Candidate(op, 0.0), "cpu", 5, config, clock).time_case(case)
+        return _timed_marking(EventClock(wait_gap_us), _ten_samples(wall_samples=3))
 
     assert timed(1990.0).mode == "events"  # honest: a wait as long keeps the host as long
     with pytest.raises(TimingFailure) as caught:
