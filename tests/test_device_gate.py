@@ -131,3 +131,43 @@ def test_a_hold_is_let_go_only_once_this_processs_device_work_is_done(tmp_path):
         gate.pause()
         gate.resume()
     assert held_at_idle == ["shared", "shared", "exclusive", "exclusive"]
+
+
+def test_a_long_truth_that_loops_in_python_lets_a_waiting_measurement_in(tmp_path):
+    """A reference that loops in Python holds the device shared for seconds: between two of its torch
+    calls it gives way to a measurement that waits, holds the device again afterwards, and computes
+    the same result. Without giving way the measurement would wait for the whole loop."""
+    import threading
+
+    import torch
+
+    from kernelgenbench.verify.timing import GivingWay
+
+    path = tmp_path / "gpu"
+    mine, neighbour = DeviceGate(path), DeviceGate(path)
+    measured = threading.Event()
+    modes_after = []
+
+    def measure() -> None:
+        with neighbour.exclusive():
+            assert mine.mode is None  # nothing else holds the device meanwhile
+            measured.set()
+
+    x = torch.arange(8, dtype=torch.float64)
+    total = torch.zeros_like(x)
+    with mine.shared():
+        waiting = threading.Thread(target=measure)
+        waiting.start()
+        with GivingWay(mine):
+            for step in range(1, 3001):
+                total = total + x * step
+                if measured.is_set():
+                    modes_after.append(mine.mode)
+                    break
+                time.sleep(0.001)
+        waiting.join(10)
+        assert mine.mode == "shared"
+    assert measured.is_set() and step < 3000  # got in long before the loop's 3+ s were over
+    assert modes_after == ["shared"]
+    assert torch.equal(total, x * (step * (step + 1) / 2))
+    assert mine.waited_s > 0  # the wait for the measurement counts as a wait

@@ -133,6 +133,26 @@ class DeviceGate:
             mode, self._paused = self._paused, None
             self._lock(mode)
 
+    def measurement_waiting(self) -> bool:
+        """Inside a shared hold: whether another worker's measurement waits for the device (it has
+        closed the gate)."""
+        assert self.mode == "shared", "only a shared holder can see a measurement wait"
+        try:
+            fcntl.flock(self._gate, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(self._gate, fcntl.LOCK_UN)
+        return False
+
+    def give_way(self) -> None:
+        """Inside a long shared stretch (a reference that loops in Python): let a waiting measurement
+        have the device now, and hold it shared again once that is done. One shared holder that
+        never let go stalled every timer: the measurement waited for it, and the others, behind the
+        closed gate, for the measurement (on the H200 the GPU measured under half the timing phase)."""
+        if self.mode == "shared" and self.measurement_waiting():
+            self.pause()
+            self.resume()
+
     @contextmanager
     def released(self) -> Iterator[None]:
         """Inside a shared hold: let go while only the host works (a float64 truth on the CPU), so a
