@@ -224,6 +224,34 @@ def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_
     assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check
 
 
+def test_the_harness_gives_way_to_a_waiting_measurement_but_the_candidate_never_sees_how(tmp_path, monkeypatch):
+    """Drawing inputs, computing truths and checking run under the give-way mode (between two torch
+    calls a waiting measurement may take the device); a candidate's calls never do, so nothing in
+    them can tell a checked call from a timed one by the mode."""
+    from torch.overrides import _get_current_function_mode_stack
+
+    from kernelgenbench.verify import timing
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.device_gate import DeviceGate
+
+    monkeypatch.setattr(timing, "GIVE_WAY_S", 0.0)  # ask at every torch call
+    gate = DeviceGate(tmp_path / "gpu")
+    asked = []
+    give_way = gate.give_way
+    monkeypatch.setattr(gate, "give_way", lambda: asked.append(gate.mode) or give_way())
+    modes_seen = []
+
+    class Recording(_SlowNative):
+        def call(self, ov, args, kwargs):
+            modes_seen.append(list(_get_current_function_mode_stack()))
+            return super().call(ov, args, kwargs)
+
+    op, case = _silu_case()
+    timing.CaseTimer(op, Recording(op, 0.0), "cpu", 5, _ten_samples(), HostClock(), gate).time_case(case)
+    assert modes_seen and all(stack == [] for stack in modes_seen)
+    assert asked and set(asked) == {"shared"}  # asked only inside shared holds, never in a measurement
+
+
 def test_a_host_slow_to_notice_a_long_call_is_no_side_stream_but_work_left_running_is():
     """A gap after the call's end event larger than the baseline's is a side stream's work, unless a
     device-only wait of the call's length shows the same gap (a loaded host noticing a long

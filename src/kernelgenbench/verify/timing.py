@@ -225,10 +225,13 @@ def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
 
 
 class GivingWay(TorchFunctionMode):
-    """Around the harness's own device work in a shared hold (truths, native calls): between two
-    torch calls, at most every GIVE_WAY_S, a waiting measurement gets the device (DeviceGate.give_way).
-    On the H200 the references that loop in Python (selective_scan_fwd, the Marlin repacks) held the
-    device shared 1-7 s per truth. Never around a candidate's call, which must not see the mode."""
+    """Around the harness's own device work in a shared hold (inputs, truths and native calls, checks):
+    between two torch calls, at most every GIVE_WAY_S, a waiting measurement gets the device
+    (DeviceGate.give_way), instead of waiting for the step to end. On the H200 the references that
+    loop in Python (selective_scan_fwd, the Marlin repacks, the batched cuBLAS pools) held the device
+    shared for 1-28 s a truth, and the measurements filled under half the timing phase while the
+    held device mostly waited for the host. Never around a candidate's call, which must not see the
+    mode."""
 
     def __init__(self, gate: DeviceGate):
         super().__init__()
@@ -325,9 +328,11 @@ class CaseTimer:
         waited_before, compiled_before = waited(), compiled()
 
         def timed_as(phase: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            """The harness's own work (never a candidate's call), giving way to a waiting measurement."""
             t0, w0 = time.perf_counter(), waited()
             try:
-                return fn(*args, **kwargs)
+                with GivingWay(self.gate) if self.gate else nullcontext():
+                    return fn(*args, **kwargs)
             finally:  # a wait for the device inside (a host truth holding it again) counts as a wait
                 spent = time.perf_counter() - t0 - (waited() - w0)
                 phases[phase] = phases.get(phase, 0.0) + spent
@@ -337,8 +342,7 @@ class CaseTimer:
 
         def truth_of(values: dict[str, Any]) -> Expected:
             def computed() -> Expected:
-                with GivingWay(self.gate) if self.gate else nullcontext():
-                    found = expected_outputs(self.op, ov, values, self.device, host=host)
+                found = expected_outputs(self.op, ov, values, self.device, host=host)
                 self._sync()
                 return found
             return timed_as("truth", computed)
