@@ -48,6 +48,9 @@ for step in "$@"; do
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
   echo "== $step $(date +%T), $left s left"
   t="timeout -s INT -k 20 $left"
+  # how busy the GPU is (kernels running, per half second) while the step runs
+  nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -lms 500 > "$out/smi-$step.csv" 2>&1 &
+  smi=$!
   case $step in
     run1) if [ -n "${KGB_RETIME:-}" ]; then  # time these operators of the run again (a rule or case changed)
             "$py" - "$db" "$run" "$KGB_RETIME" <<'PY'
@@ -101,6 +104,7 @@ PY
     *) echo "unknown step $step"; exit 2 ;;
   esac
   pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut
+  kill $smi 2>/dev/null
 done
 "$py" -c "import sqlite3; sqlite3.connect('$db').execute('PRAGMA wal_checkpoint(TRUNCATE)')"
 cp $db "$out/h200.db"

@@ -271,6 +271,11 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
     work = sum(totals.values())
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"
+    # The GPUs' share of the timing phase: held alone by a measured section, and held shared by the
+    # timers' own device work (truths on the host, compiling and waits hold nothing).
+    alone = cases.get("measured", 0.0) + sum(cases.get(k, 0.0) for k in ("probe", "warm-ups", "samples", "walls"))
+    shared = sum(cases.get(k, 0.0) for k in ("inputs", "truth", "checks", "calls"))
+    gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once): verification {verify_wall or 0:.0f} s for "
                f"{len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}; "
@@ -279,13 +284,16 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
                   if cases else "")
                + (f"; the timing workers' seconds: {', '.join(f'{k} {x:.0f}' for k, x in outside.items())}"
-                  if outside else ""))
+                  if outside else "")
+               + (f"; the GPUs held alone by measurements {alone:.0f} s of {gpu_s:.0f} ({alone / gpu_s:.0%}), "
+                  f"held shared by the timers' own work {shared:.0f} timer-seconds" if gpu_s and cases else ""))
     write(out, tag, "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
            "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "verify_wall_s": verify_wall,
                                                     "timing_wall_s": timing_wall, "timed": timed,
                                                     "totals_s": totals, "timed_cases_s": cases,
                                                     "timing_workers_s": outside,
+                                                    "gpu_alone_s": alone, "gpu_shared_timer_s": shared,
                                                    "run": run_name},
           env=run.environment)
     return True

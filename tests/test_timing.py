@@ -317,3 +317,27 @@ def test_a_host_slow_to_notice_a_call_is_no_faked_event_but_a_real_gap_is():
     with pytest.raises(TimingFailure) as caught:
         timed(30.0)
     assert caught.value.status is Status.HACK_TIMING and "the events say" in caught.value.reason
+
+
+def test_a_truth_computed_on_the_host_is_its_own_phase_apart_from_the_device_held_truth(monkeypatch):
+    """A float64 case's truth runs on the host with the device let go: the throughput record must not
+    count those seconds as the device held by the timers' own work."""
+    import time as clock_time
+
+    from kernelgenbench.verify import timing
+    from kernelgenbench.verify.clock import HostClock
+
+    real = timing.expected_outputs
+
+    def on_the_host(op, ov, values, device, host):
+        with host():
+            clock_time.sleep(0.05)
+        return real(op, ov, values, device, host=host)
+
+    monkeypatch.setattr(timing, "expected_outputs", on_the_host)
+    op, case = _silu_case()
+    timed = timing.CaseTimer(op, _SlowNative(op, 0.0), "cpu", 5, _ten_samples(), HostClock()).time_case(case)
+    truths = 2 + 1  # one per input set, and the fresh contents'
+    assert timed.phases_s["host truths"] >= truths * 0.05
+    assert timed.phases_s["truth"] < truths * 0.05
+    assert timed.phases_s["calls"] >= 0  # nothing counted twice

@@ -21,8 +21,8 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -106,11 +106,11 @@ class CaseTiming:
     candidate_wall_us: float
     floor_us: float | None
     mode: str
-    # Wall seconds of the case by phase (inputs drawn, float64 truths, output checks, waits for other
-    # timing workers' holds of the device, Triton compiling; the measured section alone on the device
-    # as its bandwidth probe (an operator's first case), warm-ups with host-clock samples, samples and
-    # wall samples; and the other calls: the checked calls after it, refills), so a run shows where
-    # its timing goes.
+    # Wall seconds of the case by phase (inputs drawn, float64 truths holding the device and those
+    # computed on the host without it, output checks, waits for other timing workers' holds of the
+    # device, Triton compiling; the measured section alone on the device as its bandwidth probe (an
+    # operator's first case), warm-ups with host-clock samples, samples and wall samples; and the
+    # other calls: the checked calls after it, refills), so a run shows where its timing goes.
     phases_s: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -316,7 +316,6 @@ class CaseTimer:
     def time_case(self, case: Case) -> CaseTiming:
         start = time.perf_counter()
         phases: dict[str, float] = {}
-        host = self.gate.released if self.gate else nullcontext
         threads = threading.active_count()
 
         def waited() -> float:
@@ -327,15 +326,29 @@ class CaseTimer:
 
         waited_before, compiled_before = waited(), compiled()
 
+        def on_host() -> float:
+            return phases.get("host truths", 0.0)
+
         def timed_as(phase: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             """The harness's own work (never a candidate's call), giving way to a waiting measurement."""
-            t0, w0 = time.perf_counter(), waited()
+            t0, w0, h0 = time.perf_counter(), waited(), on_host()
             try:
                 with GivingWay(self.gate) if self.gate else nullcontext():
                     return fn(*args, **kwargs)
             finally:  # a wait for the device inside (a host truth holding it again) counts as a wait
-                spent = time.perf_counter() - t0 - (waited() - w0)
+                spent = time.perf_counter() - t0 - (waited() - w0) - (on_host() - h0)
                 phases[phase] = phases.get(phase, 0.0) + spent
+
+        @contextmanager
+        def host() -> Iterator[None]:
+            """A float64 truth computed on the host, the device let go meanwhile: a phase of its own,
+            so the truths' seconds that held the device stand apart."""
+            t0, w0 = time.perf_counter(), waited()
+            try:
+                with self.gate.released() if self.gate else nullcontext():
+                    yield
+            finally:
+                phases["host truths"] = on_host() + time.perf_counter() - t0 - (waited() - w0)
 
         def inputs(salt: int = 0) -> dict[str, Any]:
             return timed_as("inputs", case_inputs, case, self.seed, self.device, salt=salt)
