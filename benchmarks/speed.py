@@ -286,7 +286,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                + (f"; the timing workers' seconds: {', '.join(f'{k} {x:.0f}' for k, x in outside.items())}"
                   if outside else "")
                + (f"; the GPUs held alone by measurements {alone:.0f} s of {gpu_s:.0f} ({alone / gpu_s:.0%}), "
-                  f"held shared by the timers' own work {shared:.0f} timer-seconds" if gpu_s and cases else ""))
+                  f"held shared by the timers' own work {shared:.0f} timer-seconds"
+                  + ("" if "host truths" in cases else " (host truths included: the run predates their own phase)")
+                  if gpu_s and cases else ""))
     write(out, tag, "Throughput: where a reference run's time goes", None, summary,
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
            "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "verify_wall_s": verify_wall,
