@@ -20,7 +20,8 @@
 #   record    report, repeatability and throughput files from the store
 #   agreement the cuBLAS references against libcublas on every small and large case (a table;
 #             KGB_AGREEMENT_OPS: only these routines)
-#   profile   where the timing phase's wall time goes (cProfile of KGB_PROFILE_OPS timed in-process)
+#   profile   where a timing worker's time goes (cProfile of KGB_PROFILE_OPS, each timed in a fresh process
+#             after its verification filled its Triton cache, as in a run)
 #   probe     which fork-server imports load the CUDA driver, and whether a worker forked after them
 #             still computes on the GPU (benchmarks/preload_probe.py; a few seconds)
 #   mixed     the throughput benchmark's second figure: five mixed candidates per operator
@@ -91,7 +92,7 @@ PY
                  ${KGB_AGREEMENT_OPS:+--update --ops "$KGB_AGREEMENT_OPS"} \
                  --out "$out" 2>&1 | tee "$out/cublas-agreement.log" ;;
     profile) $t "$py" benchmarks/profile_timing.py --out "$out" \
-               --ops "${KGB_PROFILE_OPS:-aten::_softmax,aten::add_,aten::bmm,aten::_index_put_impl_}" 2>&1 \
+               --ops "${KGB_PROFILE_OPS:-aten::neg,aten::clone,cublas::cublasSgemm_v2,vllm::rms_norm}" 2>&1 \
                | tail -n 400 > "$out/profile-timing.log" ;;
     probe) $t "$py" benchmarks/preload_probe.py 2>&1 | tee "$out/preload-probe.txt" ;;
     mixed) mixed=${KGB_MIXED_NAME:-h200-mixed}
