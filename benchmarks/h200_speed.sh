@@ -53,7 +53,16 @@ for step in "$@"; do
   nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -lms 500 > "$out/smi-$step.csv" 2>&1 &
   smi=$!
   case $step in
-    run1) if [ -n "${KGB_RETIME:-}" ]; then  # time these operators of the run again (a rule or case changed)
+    run1) # what the carried store holds of this run: a resumed run that starts from fewer timings than
+          # the last call left was given an old store (session I lost a call so)
+          "$py" - "$db" "$run" <<'PY'
+import sqlite3, sys
+with sqlite3.connect(sys.argv[1]) as c:
+    n = [c.execute(f"SELECT COUNT(*) FROM {t} x JOIN attempts a ON a.id = x.attempt_id JOIN runs r ON r.id = "
+                   "a.run_id WHERE r.name = ?", (sys.argv[2],)).fetchone()[0] for t in ("verdicts", "timings")]
+    print(f"carried store: run {sys.argv[2]} has {n[0]} verdicts and {n[1]} timings")
+PY
+          if [ -n "${KGB_RETIME:-}" ]; then  # time these operators of the run again (a rule or case changed)
             "$py" - "$db" "$run" "$KGB_RETIME" <<'PY'
 import sqlite3, sys
 db, run, ops = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
