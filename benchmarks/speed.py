@@ -274,7 +274,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     # The GPUs' share of the timing phase: held alone by a measured section, and held shared by the
     # timers' own device work (truths on the host, compiling and waits hold nothing).
     alone = cases.get("measured", 0.0) + sum(cases.get(k, 0.0) for k in ("probe", "warm-ups", "samples", "walls"))
-    shared = sum(cases.get(k, 0.0) for k in ("inputs", "truth", "checks", "calls"))
+    shared = sum(cases.get(k, 0.0) for k in ("inputs", "truth", "first call", "checks", "calls"))
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once): verification {verify_wall or 0:.0f} s for "

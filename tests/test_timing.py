@@ -104,9 +104,10 @@ def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
     assert len(timed) == len(registry.get(op).select_cases(sizes=("small",)))
     assert all(t.candidate.n == 3 and t.baseline.n == 3 and t.candidate.median_us > 0 for t in timed)
     assert operator_speedup(v) is not None and operator_speedup(v) > 0
-    for t, c in zip(timed, v.cases):  # where each case's wall time went, adding up to it
+    for i, (t, c) in enumerate(zip(timed, v.cases)):  # where each case's wall time went, adding up to it
+        first = {"first call"} if i == 0 else set()  # the candidate's first call in the process, shared
         assert set(t.phases_s) == {"inputs", "truth", "checks", "waits", "compile", "probe", "warm-ups", "samples",
-                                   "walls", "calls"}
+                                   "walls", "calls"} | first
         assert min(t.phases_s.values()) >= 0
         assert sum(t.phases_s.values()) <= c.seconds + 0.001  # each rounded to 0.1 ms
     assert v.extra["phases"]["work_s"] > 0
@@ -185,8 +186,9 @@ def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
         binding = _SlowNative(op, delay)
         timed = CaseTimer(op, binding, "cpu", 5, config, HostClock()).time_case(case)
         counts[delay] = (binding.calls, timed.candidate.n)
-    assert counts[0.06] == (2 + 1 + 1 + 3 + 1, 3)  # warm-ups (2 sets), one wall, samples, fresh contents
-    assert counts[0.0][1] >= 10 and counts[0.0][0] == 2 * 3 + 3 + counts[0.0][1] + 5 + 1
+    # the first call (shared), warm-ups (2 sets), one wall, samples, fresh contents
+    assert counts[0.06] == (1 + 2 + 1 + 1 + 3 + 1, 3)
+    assert counts[0.0][1] >= 10 and counts[0.0][0] == 1 + 2 * 3 + 3 + counts[0.0][1] + 5 + 1
 
 
 def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_alone(tmp_path):
@@ -221,6 +223,8 @@ def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_
     CaseTimer(op, Recording(op, 0.0), "cpu", 5, _ten_samples(), RecordingClock(), gate).time_case(case)
     assert modes["sample"] and set(modes["sample"]) == {"exclusive"}
     assert modes["call"] and None not in modes["call"]
+    # the candidate's first call in the process (its one-time work) shares the device; the warm-ups do not
+    assert modes["call"][:2] == ["shared", "exclusive"]
     assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check
 
 
@@ -341,3 +345,37 @@ def test_a_truth_computed_on_the_host_is_its_own_phase_apart_from_the_device_hel
     assert timed.phases_s["host truths"] >= truths * 0.05
     assert timed.phases_s["truth"] < truths * 0.05
     assert timed.phases_s["calls"] >= 0  # nothing counted twice
+
+
+@pytest.mark.parametrize("decorators, tunes", [
+    ('@triton.autotune(configs=[triton.Config({"B": 16}), triton.Config({"B": 32})], key=["n"])\n', True),
+    ('@triton.heuristics({"B": lambda args: 16})\n@triton.autotune(configs=[triton.Config({})], key=["n"])\n', True),
+    ('@triton.heuristics({"B": lambda args: 16})\n', False),
+    ("", False),
+])
+def test_a_candidate_that_autotunes_makes_its_first_call_alone_on_the_device(tmp_path, decorators, tunes):
+    """The candidate's first call (its process's one-time work) shares the device, unless the candidate
+    autotunes: its benchmarks, run beside other workers' preparation, would choose its configuration
+    on a busy device."""
+    from kernelgenbench.verify.bind import load_module
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.device_gate import DeviceGate
+    from kernelgenbench.verify.timing import CaseTimer, tunes_itself
+
+    path = tmp_path / "cand.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n\n" + decorators +
+                    "@triton.jit\ndef kernel(x, n, B: tl.constexpr):\n    pass\n")
+    assert tunes_itself(load_module(path)) is tunes
+
+    gate = DeviceGate(tmp_path / "gpu")
+    modes = []
+
+    class Recording(_SlowNative):
+        def call(self, ov, args, kwargs):
+            modes.append(gate.mode)
+            return super().call(ov, args, kwargs)
+
+    op, case = _silu_case()
+    CaseTimer(op, Recording(op, 0.0), "cpu", 5, _ten_samples(), HostClock(), gate,
+              first_call_shared=not tunes).time_case(case)
+    assert modes[0] == ("exclusive" if tunes else "shared")

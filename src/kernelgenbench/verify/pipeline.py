@@ -19,7 +19,7 @@ from .clock import clock_for
 from .correctness import CandidateCrash, CaseRunner, is_device_fault
 from .device_gate import DeviceGate, GateTimeout, compile_outside, gate_path
 from .static import scan
-from .timing import CaseTimer, TimingConfig, TimingFailure
+from .timing import CaseTimer, TimingConfig, TimingFailure, tunes_itself
 from .trace import OpTrace
 from .verdict import CaseResult, Status, Verdict
 
@@ -170,13 +170,14 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     t0 = time.perf_counter()
     cases = op.select_cases(sizes=config.tiers)  # type: ignore[arg-type]
     try:
-        functions = required_functions(op, load_module(path))
+        module = load_module(path)
+        functions = required_functions(op, module)
     except BindError as e:
         return verdict(Status.COMPILE_ERROR, e.reason, traceback=e.traceback)
     launcher = launches.install()
     compile_outside(gate)
     timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
-                      config, clock, gate)
+                      config, clock, gate, first_call_shared=not tunes_itself(module))
     outside["load"] = time.perf_counter() - t0
     cases_start = time.perf_counter()
     results: list[CaseResult] = []
