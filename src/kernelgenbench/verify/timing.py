@@ -22,7 +22,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -311,19 +311,13 @@ class CaseTimer:
         alternate in blocks, so registering stays outside every timed region."""
         return self.binding if side == "candidate" else nullcontext()
 
-    def _holding(self, hold: Callable[[], AbstractContextManager[Any]]) -> AbstractContextManager[Any]:
-        """A hold of the device that ends with it idle: nothing this worker started runs on into
-        another worker's measurement."""
-        stack = ExitStack()
-        stack.enter_context(hold())
-        stack.callback(self._sync)
-        return stack
-
     def _shared(self) -> AbstractContextManager[Any]:
-        return self._holding(self.gate.shared if self.gate else nullcontext)
+        """The gate lets a hold go only once the device is idle (its `idle`), so nothing this worker
+        started runs on into another worker's measurement."""
+        return self.gate.shared() if self.gate else nullcontext()
 
     def _exclusive(self) -> AbstractContextManager[Any]:
-        return self._holding(self.gate.exclusive if self.gate else nullcontext)
+        return self.gate.exclusive() if self.gate else nullcontext()
 
     def _on_device(self, fn: Callable[..., Any], *args: Any) -> Any:
         """One step of preparing or checking, in its own shared hold: a measurement waiting for the
