@@ -16,9 +16,17 @@ import torch
 
 from ..build import MATMUL_TOLERANCE, SUM_TOLERANCE
 from ..spec import Joint, Operator, Overload, Param, Size, Tolerance
-from .family import ENUM_DOC, OP_N, blas_operator, matrix_len, matrix_view, op_code, samples, signature
-from .level2 import gemv_reference
-from .level3 import sgemm_reference
+from .family import (
+    ENUM_DOC,
+    OP_N,
+    blas_operator,
+    matrix_layout,
+    matrix_len,
+    op_code,
+    op_layout,
+    samples,
+    signature,
+)
 from .library import diag_code, fill_code, side_code, vector_extent
 from .pointers import ARRAY_DOC, entries, layout, pointers, pool, pool_param
 
@@ -43,15 +51,26 @@ def batch_count(batchCount: int) -> int:
 def gemm_batched_reference(transa: Any, transb: Any, m: int, n: int, k: int, alpha: Any, Aarray: torch.Tensor,
                            lda: int, Barray: torch.Tensor, ldb: int, beta: Any, Carray: torch.Tensor, ldc: int,
                            batchCount: int) -> None:
-    """Each entry b: C[b] := alpha * op(A[b]) @ op(B[b]) + beta * C[b], as sgemm.f."""
+    """Each entry b: C[b] := alpha * op(A[b]) @ op(B[b]) + beta * C[b], as sgemm.f: a quick return when C is
+    empty or ((alpha == 0 or k == 0) and beta == 1); C is not read when beta == 0, nor A and B when
+    alpha == 0 or k == 0."""
     count = batch_count(batchCount)
     a_rows, a_cols = stored_shape(transa, m, k)
     b_rows, b_cols = stored_shape(transb, k, n)
+    for name, ld, rows in (("lda", lda, a_rows), ("ldb", ldb, b_rows), ("ldc", ldc, m)):
+        if ld < max(1, rows):
+            raise ValueError(f"{name}={ld} < max(1, {rows})")
     As = entries(Aarray, count, matrix_len(a_rows, a_cols, lda))
     Bs = entries(Barray, count, matrix_len(b_rows, b_cols, ldb))
     Cs = entries(Carray, count, matrix_len(m, n, ldc))
-    for A, B, C in zip(As, Bs, Cs):
-        sgemm_reference(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+    if count == 0 or m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
+        return
+    c_at = matrix_layout(m, n, ldc)
+    if alpha == 0 or k <= 0:
+        prod = torch.zeros((count, m, n), dtype=Cs.pool.dtype, device=Cs.pool.device)
+    else:
+        prod = alpha * (As.read(*op_layout(transa, m, k, lda)) @ Bs.read(*op_layout(transb, k, n, ldb)))
+    Cs.write(*c_at, prod if beta == 0 else prod + beta * Cs.read(*c_at))
 
 
 GEMM_PARAMS = (
@@ -170,14 +189,23 @@ def gemm_batched_operator(name: str, prec: str) -> Operator:
 def gemv_batched_reference(trans: Any, m: int, n: int, alpha: Any, Aarray: torch.Tensor, lda: int,
                            xarray: torch.Tensor, incx: int, beta: Any, yarray: torch.Tensor, incy: int,
                            batchCount: int) -> None:
-    """Each entry b: y[b] := alpha * op(A[b]) @ x[b] + beta * y[b], as sgemv.f."""
+    """Each entry b: y[b] := alpha * op(A[b]) @ x[b] + beta * y[b], as sgemv.f: a quick return on an empty A
+    or (alpha == 0 and beta == 1); y is not read when beta == 0."""
     count = batch_count(batchCount)
+    if lda < max(1, m):
+        raise ValueError(f"lda={lda} < max(1, m={m})")
     xlen, ylen = (n, m) if op_code(trans) == OP_N else (m, n)
     As = entries(Aarray, count, matrix_len(m, n, lda))
     xs = entries(xarray, count, vector_extent(xlen, incx))
     ys = entries(yarray, count, vector_extent(ylen, incy))
-    for A, x, y in zip(As, xs, ys):
-        gemv_reference(trans, m, n, alpha, A, lda, x, incx, beta, y, incy)
+    if count == 0 or m <= 0 or n <= 0 or (alpha == 0 and beta == 1):
+        return
+    if alpha == 0:
+        prod = torch.zeros((count, ylen), dtype=ys.pool.dtype, device=ys.pool.device)
+    else:
+        a, x = As.read(*op_layout(trans, ylen, xlen, lda)), xs.read_vectors(xlen, incx)
+        prod = alpha * (a @ x[..., None])[..., 0]
+    ys.write_vectors(ylen, incy, prod if beta == 0 else prod + beta * ys.read_vectors(ylen, incy))
 
 
 GEMV_PARAMS = (
@@ -299,19 +327,19 @@ def trsm_batched_reference(side: Any, uplo: Any, trans: Any, diag: Any, m: int, 
             raise ValueError(f"{name}={ld} < max(1, {rows})")
     As = entries(Aarray, count, matrix_len(k, k, lda))
     Bs = entries(Barray, count, matrix_len(m, n, ldb))
-    if m <= 0 or n <= 0:
+    if count == 0 or m <= 0 or n <= 0:
         return
-    for A, B in zip(As, Bs):
-        b = matrix_view(B, m, n, ldb)
-        if alpha == 0:
-            b.zero_()
-            continue
-        stored = matrix_view(A, k, k, lda)
-        tri = stored.triu() if upper else stored.tril()
-        if unit:
-            tri = torch.where(torch.eye(k, dtype=torch.bool, device=tri.device), 1.0, tri).to(tri.dtype)
-        op = tri.t() if transposed else tri
-        b.copy_(torch.linalg.solve_triangular(op, alpha * b, upper=upper != transposed, left=left))
+    dev = Bs.pool.device
+    b_at = matrix_layout(m, n, ldb)
+    if alpha == 0:
+        Bs.write(*b_at, torch.zeros((count, m, n), dtype=Bs.pool.dtype, device=dev))
+        return
+    stored = As.read(*matrix_layout(k, k, lda))
+    tri = stored.triu() if upper else stored.tril()
+    if unit:
+        tri = torch.where(torch.eye(k, dtype=torch.bool, device=dev), 1.0, tri).to(tri.dtype)
+    op = tri.mT if transposed else tri
+    Bs.write(*b_at, torch.linalg.solve_triangular(op, alpha * Bs.read(*b_at), upper=upper != transposed, left=left))
 
 
 def _triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: int, offsets: tuple[int, ...],

@@ -28,22 +28,20 @@ from .batched import (
     batch_count,
     stored_shape,
 )
-from .complex import REAL, as_complex, bound_matmul, complex_pointer_doc
+from .complex import REAL, bound_matmul, complex_pointer_doc
 from .family import (
     ENUM_DOC,
     OP_N,
     blas_operator,
+    matrix_layout,
     matrix_len,
-    matrix_view,
     op_code,
-    op_matrix,
+    op_layout,
     samples,
     signature,
-    vector_view,
-    write_vector,
 )
 from .library import OP_C, diag_code, fill_code, side_code, vector_extent
-from .pointers import ARRAY_DOC, entries, layout, pointers, pool, pool_param
+from .pointers import ARRAY_DOC, Entries, entries, layout, pointers, pool, pool_param
 
 COMPLEX_ARRAY_DOC = (
     "With complex data, each pointer is the address of a complex element: element (i, j) of a matrix is the "
@@ -57,10 +55,10 @@ def _cx(v: float) -> complex:
     return complex(v, 0.0 if v in (0.0, 1.0) else 0.5)
 
 
-def _cop(buf: torch.Tensor, trans: Any, rows: int, cols: int, ld: int, bound: bool) -> torch.Tensor:
-    """op(M) of a complex buffer; conjugated for C, except for an error bound (on |inputs|, where
-    conjugation would only flip signs that the bound counts positive)."""
-    view = op_matrix(buf, trans, rows, cols, ld)
+def _cop(es: Entries, trans: Any, rows: int, cols: int, ld: int, bound: bool) -> torch.Tensor:
+    """Every entry's op(M); conjugated for C, except for an error bound (on |inputs|, where conjugation
+    would only flip signs that the bound counts positive)."""
+    view = es.read(*op_layout(trans, rows, cols, ld))
     return view.conj() if op_code(trans) == OP_C and not bound else view
 
 
@@ -72,8 +70,8 @@ def _scaled(s: complex, z: torch.Tensor, bound: bool) -> torch.Tensor:
     return torch.complex(sr * z.real + si * z.imag, sr * z.imag + si * z.real)
 
 
-def _pool_entries(array: torch.Tensor, count: int, extent: int) -> list[torch.Tensor]:
-    return [as_complex(e) for e in entries(array, count, 2 * extent)]
+def _pool_entries(array: torch.Tensor, count: int, extent: int) -> Entries:
+    return entries(array, count, extent, complex_data=True)
 
 
 def _complex_layout(count: int, extent: int, distinct: int, gap: int, rev: bool) -> tuple[tuple[int, ...], int]:
@@ -98,14 +96,15 @@ def _zgemm_batched(bound: bool, transa: Any, transb: Any, m: int, n: int, k: int
     Cs = _pool_entries(Carray, count, matrix_len(m, n, ldc))
     if m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return
-    for A, B, C in zip(As, Bs, Cs):
-        c = matrix_view(C, m, n, ldc)
-        if alpha == 0 or k <= 0:
-            prod = torch.zeros((m, n), dtype=C.dtype, device=C.device)
-        else:
-            a, b = _cop(A, transa, m, k, lda, bound), _cop(B, transb, k, n, ldb, bound)
-            prod = _scaled(alpha, bound_matmul(a, b) if bound else a @ b, bound)
-        c.copy_(prod if beta == 0 else prod + _scaled(beta, c, bound))
+    if count == 0:
+        return
+    c_at = matrix_layout(m, n, ldc)
+    if alpha == 0 or k <= 0:
+        prod = torch.zeros((count, m, n), dtype=Cs.pool.dtype, device=Cs.pool.device)
+    else:
+        a, b = _cop(As, transa, m, k, lda, bound), _cop(Bs, transb, k, n, ldb, bound)
+        prod = _scaled(alpha, bound_matmul(a, b) if bound else a @ b, bound)
+    Cs.write(*c_at, prod if beta == 0 else prod + _scaled(beta, Cs.read(*c_at), bound))
 
 
 GEMM_PARAMS = (
@@ -174,14 +173,14 @@ def _cgemv_batched(bound: bool, trans: Any, m: int, n: int, alpha: Any, Aarray: 
     ys = _pool_entries(yarray, count, vector_extent(ylen, incy))
     if m <= 0 or n <= 0 or (alpha == 0 and beta == 1):
         return
-    for A, x, y in zip(As, xs, ys):
-        if alpha == 0:
-            prod = torch.zeros(ylen, dtype=y.dtype, device=y.device)
-        else:
-            a, v = _cop(A, trans, ylen, xlen, lda, bound), vector_view(x, xlen, incx)
-            prod = _scaled(alpha, bound_matmul(a, v[:, None])[:, 0] if bound else a @ v, bound)
-        out = prod if beta == 0 else prod + _scaled(beta, vector_view(y, ylen, incy), bound)
-        write_vector(y, ylen, incy, out)
+    if count == 0:
+        return
+    if alpha == 0:
+        prod = torch.zeros((count, ylen), dtype=ys.pool.dtype, device=ys.pool.device)
+    else:
+        a, v = _cop(As, trans, ylen, xlen, lda, bound), xs.read_vectors(xlen, incx)[..., None]
+        prod = _scaled(alpha, (bound_matmul(a, v) if bound else a @ v)[..., 0], bound)
+    ys.write_vectors(ylen, incy, prod if beta == 0 else prod + _scaled(beta, ys.read_vectors(ylen, incy), bound))
 
 
 GEMV_PARAMS = (
@@ -259,19 +258,19 @@ def ztrsm_batched_reference(side: Any, uplo: Any, trans: Any, diag: Any, m: int,
             raise ValueError(f"{name}={ld} < max(1, {rows})")
     As = _pool_entries(Aarray, count, matrix_len(k, k, lda))
     Bs = _pool_entries(Barray, count, matrix_len(m, n, ldb))
-    if m <= 0 or n <= 0:
+    if count == 0 or m <= 0 or n <= 0:
         return
-    for A, B in zip(As, Bs):
-        b = matrix_view(B, m, n, ldb)
-        if alpha == 0:
-            b.zero_()
-            continue
-        stored = matrix_view(A, k, k, lda)
-        tri = stored.triu() if upper else stored.tril()
-        if unit:
-            tri = torch.where(torch.eye(k, dtype=torch.bool, device=tri.device), 1.0, tri).to(tri.dtype)
-        t = tri if op == OP_N else tri.t().conj() if op == OP_C else tri.t()
-        b.copy_(torch.linalg.solve_triangular(t, alpha * b, upper=upper == (op == OP_N), left=left))
+    dev = Bs.pool.device
+    b_at = matrix_layout(m, n, ldb)
+    if alpha == 0:
+        Bs.write(*b_at, torch.zeros((count, m, n), dtype=Bs.pool.dtype, device=dev))
+        return
+    stored = As.read(*matrix_layout(k, k, lda))
+    tri = stored.triu() if upper else stored.tril()
+    if unit:
+        tri = torch.where(torch.eye(k, dtype=torch.bool, device=dev), 1.0, tri).to(tri.dtype)
+    t = tri if op == OP_N else tri.mT.conj() if op == OP_C else tri.mT
+    Bs.write(*b_at, torch.linalg.solve_triangular(t, alpha * Bs.read(*b_at), upper=upper == (op == OP_N), left=left))
 
 
 def _complex_triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: int, offsets: tuple[int, ...],

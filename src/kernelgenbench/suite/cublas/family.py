@@ -87,6 +87,21 @@ def op_matrix(buf: torch.Tensor, trans: Any, rows: int, cols: int, ld: int) -> t
     return matrix_view(buf, rows, cols, ld)
 
 
+def matrix_layout(rows: int, cols: int, ld: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Shape and strides of a (rows, cols) column-major matrix in its buffer, as `matrix_view` has them."""
+    if ld < max(1, rows):
+        raise ValueError(f"leading dimension {ld} < max(1, {rows})")
+    return (rows, cols), (1, ld)
+
+
+def op_layout(trans: Any, rows: int, cols: int, ld: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """op(M)'s (rows, cols) shape and strides, as `op_matrix` has them."""
+    if is_transposed(trans):
+        matrix_layout(cols, rows, ld)
+        return (rows, cols), (ld, 1)
+    return matrix_layout(rows, cols, ld)
+
+
 def vector_spec(n: int, inc: int, dtype: torch.dtype = torch.float32) -> TensorSpec:
     return TensorSpec((vector_extent(n, inc),), dtype)
 
