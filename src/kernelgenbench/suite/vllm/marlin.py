@@ -38,6 +38,7 @@ words of the same kind. The outputs are integers, judged bit-exact.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -116,9 +117,17 @@ def marlin_tile_source(num_bits: int, is_a_8bit: bool) -> tuple[torch.Tensor, to
     (8-bit activations (0, 4, 1, 5, 2, 6, 3, 7)). 8-bit: two words th * 8 + w * 2 + h (h = 0, 1)
     hold v[4h + order[0..3]] in their bytes, order (0, 2, 1, 3) (8-bit activations (0, 1, 2, 3)).
     """
+    ks, ns = _tile_source_table(num_bits, is_a_8bit)
+    return torch.tensor(ks, dtype=torch.int64), torch.tensor(ns, dtype=torch.int64)
+
+
+@functools.cache
+def _tile_source_table(num_bits: int, is_a_8bit: bool) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """`marlin_tile_source` as nested tuples, built once: built per call, element by element, it cost
+    2,048 tensor writes per expert, and the stand-in baseline of the MoE repacks timed that host loop."""
     pack = 32 // num_bits
-    ks = torch.zeros(4 * 32 * 8 // pack, pack, dtype=torch.int64)
-    ns = torch.zeros_like(ks)
+    ks = [[0] * pack for _ in range(4 * 32 * 8 // pack)]
+    ns = [[0] * pack for _ in range(4 * 32 * 8 // pack)]
     for warp in range(4):
         for th in range(32):
             if is_a_8bit:
@@ -137,8 +146,8 @@ def marlin_tile_source(num_bits: int, is_a_8bit: bool) -> tuple[torch.Tensor, to
                 words = [(th * 8 + warp * 2 + h, [v[4 * h + j] for j in order]) for h in (0, 1)]
             for word, slots in words:
                 for slot, (k, n) in enumerate(slots):
-                    ks[word, slot], ns[word, slot] = k, n
-    return ks, ns
+                    ks[word][slot], ns[word][slot] = k, n
+    return tuple(tuple(r) for r in ks), tuple(tuple(r) for r in ns)
 
 
 def marlin_pack(codes: torch.Tensor, num_bits: int, is_a_8bit: bool = False) -> torch.Tensor:
