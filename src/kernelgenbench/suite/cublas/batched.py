@@ -28,7 +28,7 @@ from .family import (
     signature,
 )
 from .library import diag_code, fill_code, side_code, vector_extent
-from .pointers import ARRAY_DOC, entries, layout, pointers, pool, pool_param
+from .pointers import ARRAY_DOC, Entries, entries, layout, pointers, pool, pool_param
 
 DTYPES: dict[str, torch.dtype] = {"H": torch.float16, "S": torch.float32, "D": torch.float64}
 # float64 output, float64 truth: the native result can be the truth itself, so the floor decides;
@@ -349,14 +349,16 @@ def _triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: int, off
     entries in (-1/k, 1/k), so every row's off-diagonal sum stays below the diagonal."""
     dev, f64 = gen.device, torch.float64
     pool = torch.full((length,), float("nan"), dtype=f64, device=dev)
-    for o in sorted(set(offsets)):
-        off = (torch.rand((k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / max(k, 1)
-        sign = torch.where(torch.rand(k, generator=gen, dtype=f64, device=dev) < 0.5, -1.0, 1.0)
-        diag = sign * (1 + torch.rand(k, generator=gen, dtype=f64, device=dev))
-        mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else torch.diag(diag))
-        keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
-        keep = keep if upper else keep.t()
-        pool.as_strided((k, k), (1, lda), o).copy_(torch.where(keep, mat, float("nan")))
+    slots = Entries(pool, tuple(sorted(set(offsets))))  # every distinct matrix drawn at once
+    count = len(slots.offsets)
+    off = (torch.rand((count, k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / max(k, 1)
+    sign = torch.where(torch.rand((count, k), generator=gen, dtype=f64, device=dev) < 0.5, -1.0, 1.0)
+    diag = torch.diag_embed(sign * (1 + torch.rand((count, k), generator=gen, dtype=f64, device=dev)))
+    mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else diag)
+    keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
+    keep = keep if upper else keep.t()
+    if count:
+        slots.write(*matrix_layout(k, k, lda), torch.where(keep, mat, float("nan")))
     return pool.to(dtype)
 
 

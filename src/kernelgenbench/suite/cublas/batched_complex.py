@@ -280,15 +280,17 @@ def _complex_triangular_pool(gen: torch.Generator, *, length: int, k: int, lda: 
     parts in (-1/(2k), 1/(2k)), so every row's off-diagonal sum stays below the diagonal."""
     dev, f64 = gen.device, torch.float64
     pool = torch.full((length // 2,), complex("nan+nanj"), dtype=torch.complex128, device=dev)
-    for o in sorted({o // 2 for o in offsets}):
-        parts = (torch.rand((2, k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / (2 * max(k, 1))
-        off = torch.complex(parts[0], parts[1])
-        modulus = 1 + torch.rand(k, generator=gen, dtype=f64, device=dev)
-        phase = torch.rand(k, generator=gen, dtype=f64, device=dev) * 6.283185307179586
-        mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else torch.diag(torch.polar(modulus, phase)))
-        keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
-        keep = keep if upper else keep.t()
-        pool.as_strided((k, k), (1, lda), o).copy_(torch.where(keep, mat, complex("nan+nanj")))
+    slots = Entries(pool, tuple(sorted({o // 2 for o in offsets})))  # every distinct matrix drawn at once
+    count = len(slots.offsets)
+    parts = (torch.rand((count, 2, k, k), generator=gen, dtype=f64, device=dev) * 2 - 1) / (2 * max(k, 1))
+    off = torch.complex(parts[:, 0], parts[:, 1])
+    modulus = 1 + torch.rand((count, k), generator=gen, dtype=f64, device=dev)
+    phase = torch.rand((count, k), generator=gen, dtype=f64, device=dev) * 6.283185307179586
+    mat = (off.triu(1) if upper else off.tril(-1)) + (0 if unit else torch.diag_embed(torch.polar(modulus, phase)))
+    keep = torch.ones(k, k, dtype=torch.bool, device=dev).triu(1 if unit else 0)
+    keep = keep if upper else keep.t()
+    if count:
+        slots.write(*matrix_layout(k, k, lda), torch.where(keep, mat, complex("nan+nanj")))
     return torch.view_as_real(pool).flatten().to(dtype)
 
 
