@@ -62,23 +62,24 @@ def _overload(name: str, ps: Any, reference: Callable[..., None], doc: str) -> O
 # ---- the masks of referenced storage ------------------------------------------------------------
 
 
-def triangle_mask(n: int, lda: int, uplo: Any, unit: bool) -> torch.Tensor:
-    """True at the storage positions of an n x n triangular matrix that trsv/syr2 reference."""
-    i = torch.arange(lda)[:, None]
-    j = torch.arange(n)[None, :]
+def triangle_mask(n: int, lda: int, uplo: Any, unit: bool, device: torch.device | str = "cpu") -> torch.Tensor:
+    """True at the storage positions of an n x n triangular matrix that trsv/syr2 reference (built on the
+    device that draws: on the host, a perf case's mask cost a second of host work in a device hold)."""
+    i = torch.arange(lda, device=device)[:, None]
+    j = torch.arange(n, device=device)[None, :]
     keep = (i <= j) if fill_code(uplo) == FILL_UPPER else (i >= j) & (i < n)
     if unit:
         keep &= i != j
     return keep.t().reshape(-1)  # column-major: column j is the j-th run of lda
 
 
-def band_mask(n: int, k: int, lda: int, uplo: Any, unit: bool) -> torch.Tensor:
+def band_mask(n: int, k: int, lda: int, uplo: Any, unit: bool, device: torch.device | str = "cpu") -> torch.Tensor:
     """True at the storage positions of a band matrix (k off-diagonals) that sbmv/tbmv reference.
 
     Upper (dsbmv.f, stbmv.f): A(i, j) for max(0, j-k) <= i <= j sits at row k+i-j of column j, the
     diagonal in row k. Lower: A(i, j) for j <= i <= min(n-1, j+k) sits at row i-j, the diagonal in row 0."""
-    r = torch.arange(lda)[:, None]
-    j = torch.arange(n)[None, :]
+    r = torch.arange(lda, device=device)[:, None]
+    j = torch.arange(n, device=device)[None, :]
     if fill_code(uplo) == FILL_UPPER:
         i = j - k + r
         diag_row = k
@@ -92,7 +93,7 @@ def band_mask(n: int, k: int, lda: int, uplo: Any, unit: bool) -> torch.Tensor:
 
 
 def _masked(values: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    return torch.where(keep.to(values.device), values, torch.full_like(values, NAN))
+    return torch.where(keep, values, torch.full_like(values, NAN))
 
 
 def triangular_draw(n: int, lda: int, uplo: Any, unit: bool, dtype: torch.dtype) -> Joint:
@@ -109,7 +110,7 @@ def triangular_draw(n: int, lda: int, uplo: Any, unit: bool, dtype: torch.dtype)
         a = off.reshape(n, lda)  # row j of this view is column j of A
         if n:
             a[torch.arange(n, device=dev), torch.arange(n, device=dev)] = mag * sign
-        return _masked(a.reshape(-1), triangle_mask(n, lda, uplo, unit)).to(dtype)
+        return _masked(a.reshape(-1), triangle_mask(n, lda, uplo, unit, dev)).to(dtype)
 
     what = f"triangular {'unit' if unit else 'non-unit'} {n}x{n} lda={lda}, NaN where unreferenced"
     return Joint((lda * n,), dtype, (), draw, what)
@@ -120,7 +121,7 @@ def band_draw(n: int, k: int, lda: int, uplo: Any, unit: bool, dtype: torch.dtyp
 
     def draw(gen: torch.Generator) -> torch.Tensor:
         vals = torch.randn(lda * n, generator=gen, device=gen.device, dtype=torch.float64)
-        return _masked(vals, band_mask(n, k, lda, uplo, unit)).to(dtype)
+        return _masked(vals, band_mask(n, k, lda, uplo, unit, gen.device)).to(dtype)
 
     return Joint((lda * n,), dtype, (), draw, f"band k={k} lda={lda}, NaN where unreferenced")
 
