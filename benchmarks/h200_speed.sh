@@ -24,6 +24,8 @@
 #             after its verification filled its Triton cache, as in a run)
 #   probe     which fork-server imports load the CUDA driver, and whether a worker forked after them
 #             still computes on the GPU (benchmarks/preload_probe.py; a few seconds)
+#   transfer  how long a float64 truth's device-to-host copy takes, pageable against pinned, one process and
+#             four at once (benchmarks/transfer_probe.py; under a minute)
 #   mixed     the throughput benchmark's second figure: five mixed candidates per operator
 #             (benchmarks/mixed_candidates.py; KGB_OPS or KGB_SOURCE: which), judged and timed as
 #             run KGB_MIXED_NAME (default h200-mixed), then its throughput record
@@ -104,6 +106,7 @@ PY
                --ops "${KGB_PROFILE_OPS:-aten::neg,aten::clone,cublas::cublasSgemm_v2,vllm::rms_norm}" 2>&1 \
                | tail -n 400 > "$out/profile-timing.log" ;;
     probe) $t "$py" benchmarks/preload_probe.py 2>&1 | tee "$out/preload-probe.txt" ;;
+    transfer) $t "$py" benchmarks/transfer_probe.py 2>&1 | tee "$out/transfer-probe.txt" ;;
     mixed) mixed=${KGB_MIXED_NAME:-h200-mixed}
            "$py" benchmarks/mixed_candidates.py --out runs/mixed ${KGB_OPS:+--ops "$KGB_OPS"} \
              ${KGB_SOURCE:+--source "$KGB_SOURCE"}
