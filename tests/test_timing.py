@@ -347,6 +347,27 @@ def test_a_truth_computed_on_the_host_is_its_own_phase_apart_from_the_device_hel
     assert timed.phases_s["calls"] >= 0  # nothing counted twice
 
 
+def test_a_copy_off_the_device_comes_in_pieces_the_harness_can_give_way_between():
+    """A host float64 truth copies its inputs off the device while the timer holds it shared; in one call
+    the copy could not give way to a waiting measurement, so it comes one torch call per piece."""
+    from torch.overrides import TorchFunctionMode
+
+    from kernelgenbench.suite.inputs import copy_in_pieces
+
+    class Calls(TorchFunctionMode):
+        copies = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            Calls.copies += func is torch.Tensor.copy_
+            return func(*args, **(kwargs or {}))
+
+    src = torch.randn(10, dtype=torch.float32)
+    with Calls():
+        got = copy_in_pieces(src, torch.float64, torch.device("cpu"), piece_bytes=8)
+    assert torch.equal(got, src.to(torch.float64))
+    assert Calls.copies == 5  # 2 elements of 4 bytes a piece
+
+
 @pytest.mark.parametrize("decorators, tunes", [
     ('@triton.autotune(configs=[triton.Config({"B": 16}), triton.Config({"B": 32})], key=["n"])\n', True),
     ('@triton.heuristics({"B": lambda args: 16})\n@triton.autotune(configs=[triton.Config({})], key=["n"])\n', True),
