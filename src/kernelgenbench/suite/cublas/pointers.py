@@ -76,7 +76,7 @@ def pool_param(name: str, array: str, writes: bool = False) -> Param:
 class Entries:
     """Every entry of a pointer array at once, so a reference reads and writes all of them in one tensor
     operation: a loop over entries cost a few kernel launches per entry, and the perf cases have up to
-    8,192 entries (a minute of device time per timed operator on the H200). Entries evenly spaced in
+    8,192 entries (up to 47 s of device time per timed operator on the H200). Entries evenly spaced in
     order, as the perf cases draw them, are one strided view of the pool and cost no copy; the host's
     float64 truths read gigabytes through them."""
 
