@@ -373,6 +373,8 @@ def test_a_copy_off_the_device_comes_in_pieces_the_harness_can_give_way_between(
     ('@triton.heuristics({"B": lambda args: 16})\n@triton.autotune(configs=[triton.Config({})], key=["n"])\n', True),
     ('@triton.heuristics({"B": lambda args: 16})\n', False),
     ("", False),
+    ("def make():\n    @triton.autotune(configs=[triton.Config({})], key=['n'])\n    @triton.jit\n"
+     "    def inner(x, n):\n        pass\n    return inner\n\n\n", True),  # its autotuner exists only once called
 ])
 def test_a_candidate_that_autotunes_makes_its_first_call_alone_on_the_device(tmp_path, decorators, tunes):
     """The candidate's first call (its process's one-time work) shares the device, unless the candidate
@@ -386,7 +388,7 @@ def test_a_candidate_that_autotunes_makes_its_first_call_alone_on_the_device(tmp
     path = tmp_path / "cand.py"
     path.write_text("import triton\nimport triton.language as tl\n\n\n" + decorators +
                     "@triton.jit\ndef kernel(x, n, B: tl.constexpr):\n    pass\n")
-    assert tunes_itself(load_module(path)) is tunes
+    assert tunes_itself(load_module(path), path.read_text()) is tunes
 
     gate = DeviceGate(tmp_path / "gpu")
     modes = []

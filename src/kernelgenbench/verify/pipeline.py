@@ -177,7 +177,7 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
     launcher = launches.install()
     compile_outside(gate)
     timer = CaseTimer(op, binding_for(op, functions, device, in_launcher=lambda: launcher.inside), device, seed,
-                      config, clock, gate, first_call_shared=not tunes_itself(module))
+                      config, clock, gate, first_call_shared=not tunes_itself(module, path.read_text(encoding="utf-8")))
     outside["load"] = time.perf_counter() - t0
     cases_start = time.perf_counter()
     results: list[CaseResult] = []

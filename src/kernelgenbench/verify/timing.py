@@ -225,11 +225,17 @@ def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
             t.copy_(fresh[name])
 
 
-def tunes_itself(module: Any) -> bool:
-    """Whether a candidate module autotunes: a Triton autotuner among its names, or under a decorator
-    Triton stacks on one (heuristics)."""
+SELF_TUNING_WORDS = ("autotune", "do_bench")  # Triton's autotuner, and a benchmark a candidate runs itself
+
+
+def tunes_itself(module: Any, source: str = "") -> bool:
+    """Whether a candidate autotunes: a Triton autotuner among its module's names, or under a decorator
+    Triton stacks on one (heuristics), or its source names one (an autotuned kernel defined inside a
+    function has no autotuner until the call; a word in a comment only costs a first call alone)."""
     from triton.runtime.autotuner import Autotuner
 
+    if any(word in source for word in SELF_TUNING_WORDS):
+        return True
     for value in vars(module).values():
         while value is not None:
             if isinstance(value, Autotuner):
