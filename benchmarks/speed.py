@@ -269,6 +269,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         # the phases' busy time: a run resumed in a later device call leaves out the pause between
         wall = min((run.finished or last or run.created) - run.created, (verify_wall or 0) + (timing_wall or 0))
         timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
+        # passed but never timed: a run cut before the end says which operators its figure leaves out
+        untimed = sorted(a.op for a in store.attempts(run.id)
+                         if store.timing(a.id) is None and (v := store.verdict(a.id)) and v.status.value == "pass")
     work = sum(totals.values())
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"
     # The GPUs' share of the timing phase: held alone by a measured section, and held shared by the
@@ -278,7 +281,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once): verification {verify_wall or 0:.0f} s for "
-               f"{len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}; "
+               f"{len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}"
+               + (f" (passed but not timed: {', '.join(untimed[:10])}{' ...' if len(untimed) > 10 else ''})"
+                  if untimed else "") + "; "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
@@ -293,6 +298,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
           ["operator", "status", "start-up (s)", "compile (s)", "kernels compiled", "correctness (s)",
            "timing (s)", "worker wall (s)"], rows, {"wall_s": wall, "verify_wall_s": verify_wall,
                                                     "timing_wall_s": timing_wall, "timed": timed,
+                                                    "untimed": untimed,
                                                     "totals_s": totals, "timed_cases_s": cases,
                                                     "timing_workers_s": outside,
                                                     "gpu_alone_s": alone, "gpu_shared_timer_s": shared,
