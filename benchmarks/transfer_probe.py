@@ -1,6 +1,7 @@
-"""How long a float64 truth's device-to-host copy holds the GPU: pageable against pinned, one process
-and four at once (four timers). Host truths copy their inputs while holding the device; on the H200 the
-float64 cases' device-held truth time (25 s for cublasZgemvBatched) far exceeds their compute."""
+"""How long a float64 truth's device-to-host copy holds the GPU: pageable in one call, in the pieces
+timing copies it in (`inputs.copy_in_pieces`), and pinned; one process and four at once (four
+timers). Host truths copy their inputs while holding the device; on the H200 the float64 cases'
+device-held truth time (25 s for cublasZgemvBatched) far exceeds their compute."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import multiprocessing as mp
 import time
 
 import torch
+
+from kernelgenbench.suite.inputs import PIECE_BYTES, copy_in_pieces
 
 
 def _one(gib: float, rounds: int, out: mp.Queue[str]) -> None:
@@ -21,13 +24,17 @@ def _one(gib: float, rounds: int, out: mp.Queue[str]) -> None:
         _ = x.to("cpu", copy=True)
         pageable = time.perf_counter() - t
         t = time.perf_counter()
+        _ = copy_in_pieces(x, torch.float64, torch.device("cpu"))
+        pieces = time.perf_counter() - t
+        t = time.perf_counter()
         pinned = torch.empty(n, dtype=torch.float64, pin_memory=True)
         alloc = time.perf_counter() - t
         t = time.perf_counter()
         pinned.copy_(x)
         torch.cuda.synchronize()
         copy = time.perf_counter() - t
-        lines.append(f"{gib:g} GiB round {r}: pageable {pageable:.3f} s ({gib / pageable:.1f} GiB/s); pinned alloc "
+        lines.append(f"{gib:g} GiB round {r}: pageable {pageable:.3f} s ({gib / pageable:.1f} GiB/s), in "
+                     f"{PIECE_BYTES >> 20} MiB pieces {pieces:.3f} s; pinned alloc "
                      f"{alloc:.3f} s, copy {copy:.3f} s ({gib / copy:.1f} GiB/s)")
     out.put("\n".join(lines))
 
