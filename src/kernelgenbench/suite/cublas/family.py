@@ -72,34 +72,33 @@ def write_vector(buf: torch.Tensor, n: int, inc: int, values: torch.Tensor) -> N
     view.copy_(values.flip(0) if inc < 0 else values)
 
 
-def matrix_view(buf: torch.Tensor, rows: int, cols: int, ld: int) -> torch.Tensor:
-    """A (rows, cols) view of a column-major buffer; writing it touches only rows < `rows`."""
-    if ld < max(1, rows):
-        raise ValueError(f"leading dimension {ld} < max(1, {rows})")
-    _need(buf, matrix_extent(rows, cols, ld), "matrix")
-    return buf.as_strided((rows, cols), (1, ld))
-
-
-def op_matrix(buf: torch.Tensor, trans: Any, rows: int, cols: int, ld: int) -> torch.Tensor:
-    """op(M) as a (rows, cols) view, where M is stored (rows, cols) or, transposed, (cols, rows)."""
-    if is_transposed(trans):
-        return matrix_view(buf, cols, rows, ld).t()
-    return matrix_view(buf, rows, cols, ld)
-
-
 def matrix_layout(rows: int, cols: int, ld: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Shape and strides of a (rows, cols) column-major matrix in its buffer, as `matrix_view` has them."""
+    """Shape and strides of a (rows, cols) column-major matrix in its buffer."""
     if ld < max(1, rows):
         raise ValueError(f"leading dimension {ld} < max(1, {rows})")
     return (rows, cols), (1, ld)
 
 
 def op_layout(trans: Any, rows: int, cols: int, ld: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """op(M)'s (rows, cols) shape and strides, as `op_matrix` has them."""
+    """op(M)'s (rows, cols) shape and strides, where M is stored (rows, cols) or, transposed, (cols, rows)."""
     if is_transposed(trans):
-        matrix_layout(cols, rows, ld)
-        return (rows, cols), (ld, 1)
+        _, (down, across) = matrix_layout(cols, rows, ld)
+        return (rows, cols), (across, down)
     return matrix_layout(rows, cols, ld)
+
+
+def matrix_view(buf: torch.Tensor, rows: int, cols: int, ld: int) -> torch.Tensor:
+    """A (rows, cols) view of a column-major buffer; writing it touches only rows < `rows`."""
+    layout = matrix_layout(rows, cols, ld)
+    _need(buf, matrix_extent(rows, cols, ld), "matrix")
+    return buf.as_strided(*layout)
+
+
+def op_matrix(buf: torch.Tensor, trans: Any, rows: int, cols: int, ld: int) -> torch.Tensor:
+    """op(M) as a (rows, cols) view, where M is stored (rows, cols) or, transposed, (cols, rows)."""
+    layout = op_layout(trans, rows, cols, ld)
+    _need(buf, matrix_extent(*((cols, rows) if is_transposed(trans) else (rows, cols)), ld), "matrix")
+    return buf.as_strided(*layout)
 
 
 def vector_spec(n: int, inc: int, dtype: torch.dtype = torch.float32) -> TensorSpec:
