@@ -1,7 +1,7 @@
-"""How long a float64 truth's device-to-host copy holds the GPU: pageable in one call, in the pieces
-timing copies it in (`inputs.copy_in_pieces`), and pinned; one process and four at once (four
-timers). Host truths copy their inputs while holding the device; on the H200 the float64 cases'
-device-held truth time (25 s for cublasZgemvBatched) far exceeds their compute."""
+"""How long a float64 truth's device-to-host copy takes: pageable in one call, through the page-locked
+staging buffer timing copies it with (`transfer.copy_across`), and into one pinned tensor; one process
+and four at once (four timers). On the H200 the float64 cases' device-held truth time (25 s for
+cublasZgemvBatched) far exceeded their compute."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 
 import torch
 
-from kernelgenbench.suite.inputs import PIECE_BYTES, copy_in_pieces
+from kernelgenbench.suite.transfer import PIECE_BYTES, copy_across
 
 
 def _one(gib: float, rounds: int, out: mp.Queue[str]) -> None:
@@ -24,7 +24,7 @@ def _one(gib: float, rounds: int, out: mp.Queue[str]) -> None:
         _ = x.to("cpu", copy=True)
         pageable = time.perf_counter() - t
         t = time.perf_counter()
-        _ = copy_in_pieces(x, torch.float64, torch.device("cpu"))
+        _ = copy_across(x, torch.float64, torch.device("cpu"))
         pieces = time.perf_counter() - t
         t = time.perf_counter()
         pinned = torch.empty(n, dtype=torch.float64, pin_memory=True)
@@ -34,7 +34,7 @@ def _one(gib: float, rounds: int, out: mp.Queue[str]) -> None:
         torch.cuda.synchronize()
         copy = time.perf_counter() - t
         lines.append(f"{gib:g} GiB round {r}: pageable {pageable:.3f} s ({gib / pageable:.1f} GiB/s), in "
-                     f"{PIECE_BYTES >> 20} MiB pieces {pieces:.3f} s; pinned alloc "
+                     f"{PIECE_BYTES >> 20} MiB staged pieces {pieces:.3f} s; pinned alloc "
                      f"{alloc:.3f} s, copy {copy:.3f} s ({gib / copy:.1f} GiB/s)")
     out.put("\n".join(lines))
 

@@ -34,3 +34,27 @@ def test_cublas_baseline_is_the_library_routine():
     op = registry.get("cublas::cublasSgemm_v2")
     ov = op.overloads[0]
     assert op.native("cuda", ov) is not ov.reference
+
+
+@pytest.mark.parametrize("src_dtype, dtype, to", [(torch.float64, torch.float64, "cpu"),
+                                                  (torch.float32, torch.float64, "cpu"),
+                                                  (torch.complex128, torch.complex128, "cuda")])
+def test_a_copy_across_lets_go_of_the_gpu_for_every_piece_of_host_work(src_dtype, dtype, to):
+    """A float64 truth copies its inputs off the GPU and its outputs back through a page-locked buffer:
+    the host's side of each piece (on the H200 the slow part) runs where timing lets go of the device."""
+    from contextlib import contextmanager
+
+    from kernelgenbench.suite.transfer import copy_across
+
+    entered = []
+
+    @contextmanager
+    def host_work():
+        entered.append(torch.cuda.current_stream().query())  # the piece's device work is done
+        yield
+
+    src = torch.randn(1000, dtype=src_dtype, device="cuda" if to == "cpu" else "cpu")
+    got = copy_across(src, dtype, to, host_work, piece_bytes=1024)
+    assert got.device.type == to and torch.equal(got.cpu(), src.cpu().to(dtype))
+    pieces = -(-1000 * max(src.element_size(), got.element_size()) // 1024)
+    assert len(entered) >= pieces and all(entered)

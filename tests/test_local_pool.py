@@ -47,11 +47,32 @@ def test_timing_puts_timers_jobs_on_each_gpu_and_uses_every_gpu():
 
 def test_a_job_timed_alone_has_its_gpu_to_itself():
     record = Recorder()
-    list(LocalPool(TWO_GPUS, workers=8, timers=3).time_each(record, list(range(8)), alone=True))
+    list(LocalPool(TWO_GPUS, workers=8, timers=3).time_each(record, list(range(8)), lambda _: 3))
     spans = record.spans
     assert {d for d, _, _ in spans} == {0, 1}
     assert not any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] == b[0])
     assert any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if a[0] != b[0])
+
+
+def test_a_job_whose_inputs_need_more_memory_holds_more_timing_slots_and_is_not_overtaken():
+    """On the H200 a 16 GiB case never finished timing beside three other timers: a job that needs two
+    of a GPU's three slots times beside at most one other there, and the lighter jobs given after it
+    start no earlier than it does."""
+    spans: dict[int, tuple[float, float]] = {}
+
+    def record(job: int, device: int | None) -> None:
+        start = time.perf_counter()
+        time.sleep(0.05)
+        spans[job] = (start, time.perf_counter())
+
+    one_gpu = Platform("cuda", "cuda", "CUDA", ("small", "large"), {}, device_count=1)
+    heavy = 4
+    list(LocalPool(one_gpu, workers=8, timers=3).time_each(record, list(range(10)), lambda j: 2 if j == heavy else 1))
+    h_start, h_end = spans[heavy]
+    moments = [h_start] + [start for start, _ in spans.values() if h_start < start < h_end]
+    assert all(sum(1 for j, (start, end) in spans.items() if j != heavy and start <= t < end) <= 1 for t in moments)
+    assert all(spans[j][0] >= spans[heavy][0] for j in range(heavy + 1, 10))
+    assert max(sum(1 for o in spans.values() if o[0] <= s[0] < o[1]) for s in spans.values()) == 3
 
 
 def test_verification_runs_every_worker_slot_at_once():

@@ -352,7 +352,7 @@ def test_a_copy_off_the_device_comes_in_pieces_the_harness_can_give_way_between(
     the copy could not give way to a waiting measurement, so it comes one torch call per piece."""
     from torch.overrides import TorchFunctionMode
 
-    from kernelgenbench.suite.inputs import copy_in_pieces
+    from kernelgenbench.suite.transfer import copy_across
 
     class Calls(TorchFunctionMode):
         copies = 0
@@ -363,9 +363,9 @@ def test_a_copy_off_the_device_comes_in_pieces_the_harness_can_give_way_between(
 
     src = torch.randn(10, dtype=torch.float32)
     with Calls():
-        got = copy_in_pieces(src, torch.float64, torch.device("cpu"), piece_bytes=8)
+        got = copy_across(src, torch.float64, torch.device("cpu"), piece_bytes=8)
     assert torch.equal(got, src.to(torch.float64))
-    assert Calls.copies == 5  # 2 elements of 4 bytes a piece
+    assert Calls.copies == 10  # 1 element (8 bytes of float64) a piece
 
 
 @pytest.mark.parametrize("decorators, tunes", [
@@ -402,3 +402,14 @@ def test_a_candidate_that_autotunes_makes_its_first_call_alone_on_the_device(tmp
     CaseTimer(op, Recording(op, 0.0), "cpu", 5, _ten_samples(), HostClock(), gate,
               first_call_shared=not tunes).time_case(case)
     assert modes[0] == ("exclusive" if tunes else "shared")
+
+
+def test_a_timing_job_counts_the_memory_its_largest_case_needs():
+    """The campaign gives a timing job as many of a GPU's timer slots as its inputs need: the 16 GiB case of
+    cublasDgemmStridedBatched_64 needs more than a quarter of an H200 (four timers), an elementwise op less."""
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.timing import timing_bytes
+
+    quarter_h200 = 139 * 2**30 / 4
+    assert timing_bytes(registry.get("cublas::cublasDgemmStridedBatched_64"), ("perf",)) > 2 * quarter_h200
+    assert timing_bytes(registry.get("aten::add"), ("perf",)) < quarter_h200

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import secrets
 import threading
@@ -24,12 +25,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, TypeVar
 
 from ..methods.base import Interrupted, Method, Task, Turn
-from ..platforms import Platform, environment
+from ..platforms import Platform, device_memory, environment
 from ..sandbox import Limits, Request, judge
 from ..store import NO_CODE, Attempt, Run, Store, code_sha
 from ..suite.spec import Operator
 from ..verify.pipeline import Plan
-from ..verify.timing import TimingConfig
+from ..verify.timing import TimingConfig, timing_bytes
 from ..verify.verdict import Status, Verdict
 from .local import Executor, LocalPool
 
@@ -191,23 +192,33 @@ class _Campaign:
         root = self.store.path.parent / f"{self.store.path.name}.triton"
         return str(root / (code_sha(attempt.source_code) or "none"))
 
-    def time_passes(self, timing: TimingConfig, ops: set[str]) -> None:
+    def time_passes(self, timing: TimingConfig, ops: list[Operator]) -> None:
         """Time every passed attempt of `ops` after all verification is done, `timers` per GPU at a
         time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
-        A job its neighbours may have failed (out of device memory, a stuck neighbour, a timeout) is
-        timed again alone before its verdict counts. A run resumed for some operators times only those."""
-        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in ops],
+        A job whose inputs need more than a timer's share of the GPU's memory holds that many timers'
+        slots. A job its neighbours may have failed (out of device memory, a stuck neighbour, a
+        timeout) is timed again alone before its verdict counts. A run resumed for some operators
+        times only those."""
+        by_id = {op.id: op for op in ops}
+        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
                                  self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
         jobs = [self.job(a) for a in attempts]
         of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
+        memory = device_memory(self.platform)
+        share = memory / self.executor.timers if memory else None
+
+        def slots(job: Job) -> int:
+            return max(1, math.ceil(timing_bytes(by_id[job.op], timing.tiers) / share)) if share else 1
+
         crowded = []
-        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs):
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs, slots):
             if self.executor.timers > 1 and crowded_out(verdict):
                 crowded.append((job, verdict))
             else:
                 self._timed(of_job[id(job)], verdict)
         first = {id(job): verdict for job, verdict in crowded}
-        for job, verdict in self.executor.time_each(self.judge_fn(timing), [job for job, _ in crowded], alone=True):
+        alone = [job for job, _ in crowded]
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), alone, lambda _: self.executor.timers):
             before = first[id(job)]
             self._timed(of_job[id(job)], replace(verdict, extra=verdict.extra | {
                 "timed_alone_after": f"{before.status.value}: {before.reason}"}))
@@ -269,7 +280,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
         raise
     pool.shutdown(wait=True)
     if timing is not None:
-        campaign.time_passes(timing, {o.id for o in ops})
+        campaign.time_passes(timing, ops)
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
     return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,

@@ -98,21 +98,26 @@ class RayExecutor:
         return self._ray.get(self._task.remote(fn, job))
 
     def map(self, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        return self._as_tasks(self._task, fn, jobs)
+        return self._as_tasks(lambda _: self._task, fn, jobs)
 
-    def _as_tasks(self, task: Any, fn: Callable[[J, int | None], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        pending = {task.remote(fn, job): job for job in jobs}
+    def _as_tasks(self, task_of: Callable[[J], Any], fn: Callable[[J, int | None], R],
+                  jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+        pending = {task_of(job).remote(fn, job): job for job in jobs}
         while pending:
             done, _ = self._ray.wait(list(pending), num_returns=1)
             for ref in done:
                 yield pending.pop(ref), self._ray.get(ref)
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
-                  alone: bool = False) -> Iterator[tuple[J, R]]:
-        """Each timing task holds 1/timers of a GPU (`alone`: a whole one), so Ray runs `timers` per GPU
-        at a time; on the node their measurements take turns (verify/device_gate.py)."""
-        share = 1.0 if alone else 1.0 / self.timers
-        return self._as_tasks(self._remote.options(**task_options(self._profile, share)), fn, jobs)
+                  slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:
+        """A timing task holds `slots(job)` timers' shares of a GPU (default one: 1/timers; `timers`: a
+        whole one), so Ray runs up to `timers` per GPU at a time; on the node their measurements take
+        turns (verify/device_gate.py)."""
+        def task_of(job: J) -> Any:
+            n = min(max(1, slots(job) if slots else 1), self.timers)
+            return self._remote.options(**task_options(self._profile, n / self.timers))
+
+        return self._as_tasks(task_of, fn, jobs)
 
     def close(self) -> None:
         """Shut down the local cluster this executor started, if it started one."""

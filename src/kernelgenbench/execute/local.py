@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Protocol, TypeVar
@@ -33,9 +34,11 @@ class Executor(Protocol):
         ...
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
-                  alone: bool = False) -> Iterator[tuple[J, R]]:
-        """Like map, for timing, once verification is over: `timers` jobs per device at a time, every
-        device busy (`alone`: one per device, for a job the first pass could not time beside others)."""
+                  slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:
+        """Like map, for timing, once verification is over: each device has `timers` timing slots and
+        every device is kept busy. A job holds `slots(job)` of its device's (default one; `timers`: the
+        device to itself, for a job the first pass could not time beside others, or one whose inputs
+        need most of its memory); jobs start in their given order."""
         ...
 
 
@@ -67,12 +70,49 @@ class LocalPool:
         return _pooled(self.workers, self._devices, fn, jobs)
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
-                  alone: bool = False) -> Iterator[tuple[J, R]]:
-        devices: queue.Queue[int | None] = queue.Queue()
-        held = self._slots * (1 if alone else self.timers)
-        for device in held:
-            devices.put(device)
-        return _pooled(len(held), devices, fn, jobs)
+                  slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:
+        bank = _SlotBank(self._slots, self.timers)
+        need = slots or (lambda _: 1)
+
+        def run(turn: int, job: J) -> R:
+            device, n = bank.take(turn, need(job))
+            try:
+                return fn(job, device)
+            finally:
+                bank.give(device, n)
+
+        return _in_threads(len(self._slots) * self.timers, run, jobs)
+
+
+class _SlotBank:
+    """Each device's timing slots, given out in the jobs' order: a job that needs several waits for them
+    all at once, and the jobs after it wait behind it, so lighter ones cannot starve it."""
+
+    def __init__(self, devices: list[int | None], per_device: int):
+        self.free = dict.fromkeys(devices, per_device)
+        self.given = dict.fromkeys(devices, 0)
+        self.per_device = per_device
+        self.turn = 0
+        self.changed = threading.Condition()
+
+    def take(self, turn: int, wanted: int) -> tuple[int | None, int]:
+        n = min(max(1, wanted), self.per_device)
+        with self.changed:
+            while True:
+                # the least busy device; of equals, the one given fewest jobs, so every device is used
+                device = max(self.free, key=lambda d: (self.free[d], -self.given[d]))
+                if turn == self.turn and self.free[device] >= n:
+                    self.free[device] -= n
+                    self.given[device] += 1
+                    self.turn += 1
+                    self.changed.notify_all()
+                    return device, n
+                self.changed.wait()
+
+    def give(self, device: int | None, n: int) -> None:
+        with self.changed:
+            self.free[device] += n
+            self.changed.notify_all()
 
 
 def _holding(devices: queue.Queue[int | None], fn: Callable[[J, int | None], R], job: J) -> R:
@@ -88,9 +128,14 @@ def _pooled(workers: int, devices: queue.Queue[int | None], fn: Callable[[J, int
             jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
     """fn(job, device) for every job on `workers` threads, each job holding a device from `devices`
     for its whole run; results as they complete."""
+    return _in_threads(workers, lambda _, job: _holding(devices, fn, job), jobs)
+
+
+def _in_threads(workers: int, run: Callable[[int, J], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
+    """run(i, job) for the i-th job, on `workers` threads, started in order; results as they complete."""
     pool = ThreadPoolExecutor(workers, thread_name_prefix="kgb-judge")
     try:
-        pending: dict[Future[R], J] = {pool.submit(_holding, devices, fn, job): job for job in jobs}
+        pending: dict[Future[R], J] = {pool.submit(run, i, job): job for i, job in enumerate(jobs)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:

@@ -3,8 +3,8 @@ stored result carries."""
 
 from .descriptor import Descriptor, describe, environment
 from .profiles import ACCELERATORS, PROFILES, PlatformError, Profile, dispatch_key_for, names, profile
-from .runtime import INTERPRETER, Platform, detect, device_count, platform_of
+from .runtime import INTERPRETER, Platform, detect, device_count, device_memory, platform_of
 
 __all__ = ["ACCELERATORS", "INTERPRETER", "PROFILES", "Descriptor", "Platform", "PlatformError", "Profile",
-           "describe", "detect", "device_count", "dispatch_key_for", "environment", "names", "platform_of",
-           "profile"]
+           "describe", "detect", "device_count", "device_memory", "dispatch_key_for", "environment", "names",
+           "platform_of", "profile"]

@@ -56,6 +56,21 @@ def device_count(p: Profile) -> int:
     return int(backend.device_count())
 
 
+def device_memory(p: Platform) -> int | None:
+    """Bytes of memory of the platform's smallest device (None on the interpreter, or when the
+    backend does not say)."""
+    if not p.profile.accelerated:
+        return None
+    import torch
+
+    try:
+        backend = getattr(torch, p.device)
+        sizes = [getattr(backend.get_device_properties(i), "total_memory", None) for i in range(p.device_count)]
+    except (AttributeError, AssertionError, RuntimeError):  # no such backend or device on this machine
+        return None
+    return min(sizes) if sizes and None not in sizes else None
+
+
 def _usable_interpreter() -> Platform:
     from .probe import interpreter_problem
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import torch
 
 from .spec import DeviceArg, GeneratorArg, Joint, OutputSpec, TensorSpec
+from .transfer import copy_across
+
+HostWork = Callable[[], AbstractContextManager[Any]]
 
 POISON_FLOAT = float("nan")
 POISON_INT = -0x5EED
@@ -242,29 +246,15 @@ def copy_generator(g: torch.Generator) -> torch.Generator:
     return twin
 
 
-PIECE_BYTES = 64 << 20
-
-
-def copy_in_pieces(src: torch.Tensor, dtype: torch.dtype, device: torch.device,
-                   piece_bytes: int = PIECE_BYTES) -> torch.Tensor:
-    """A 1-D copy to another device, one torch call per piece: timing gives a waiting measurement the
-    device between two torch calls of its own work, and the host float64 truths' copies of their inputs
-    off the H200 took 3.3 s a case (184 s in all over the suite) in a handful of calls it could not cut."""
-    out = torch.empty(src.numel(), dtype=dtype, device=device)
-    step = max(1, piece_bytes // max(src.element_size(), 1))
-    for start in range(0, src.numel(), step):
-        out[start:start + step].copy_(src[start:start + step])
-    return out
-
-
-def replica(v: torch.Tensor, dtype: torch.dtype, device: torch.device | str | None = None) -> torch.Tensor:
+def replica(v: torch.Tensor, dtype: torch.dtype, device: torch.device | str | None = None,
+            host_work: HostWork = nullcontext) -> torch.Tensor:
     """A copy of `v`'s whole storage in `dtype` (on `device`, default `v`'s), viewed with `v`'s
-    offset, sizes, strides and conjugate/negative bits."""
+    offset, sizes, strides and conjugate/negative bits (`host_work`: see `transfer.copy_across`)."""
     count = v.untyped_storage().nbytes() // v.element_size()
     whole = torch.empty(0, dtype=v.dtype, device=v.device).set_(v.untyped_storage(), 0, (count,), (1,))
     target = torch.device(device or v.device)
     copy = (whole.to(device=target, dtype=dtype, copy=True) if target.type == v.device.type
-            else copy_in_pieces(whole, dtype, target))
+            else copy_across(whole, dtype, target, host_work))
     out = torch.empty(0, dtype=dtype, device=copy.device).set_(copy.untyped_storage(), v.storage_offset(),
                                                                 v.size(), v.stride())
     return with_bits(out, v.is_conj(), v.is_neg())
@@ -286,19 +276,19 @@ def clone_values(values: Mapping[str, Any]) -> dict[str, Any]:
     return rebased({k: c(v) for k, v in values.items()}, values)
 
 
-def upcast_value(v: Any, device: str | None = None) -> Any:
+def upcast_value(v: Any, device: str | None = None, host_work: HostWork = nullcontext) -> Any:
     """Float64 (complex128) copies of floating tensors and dtype arguments, for the reference
-    (moved to `device` when given; a `device=` argument follows them).
+    (moved to `device` when given, see `transfer.copy_across`; a `device=` argument follows them).
 
     Always a copy: the reference writes in place, and a float64 input must not be the very
     buffer the candidate is later judged on.
     """
     if isinstance(v, torch.Tensor):
         if v.dtype.is_complex:
-            return replica(v, torch.complex128, device)
+            return replica(v, torch.complex128, device, host_work)
         if v.dtype.is_floating_point:
-            return replica(v, torch.float64, device)
-        return replica(v, v.dtype, device)
+            return replica(v, torch.float64, device, host_work)
+        return replica(v, v.dtype, device, host_work)
     if isinstance(v, torch.device) and device is not None:
         return torch.device(device)
     if isinstance(v, torch.Generator):
@@ -310,7 +300,7 @@ def upcast_value(v: Any, device: str | None = None) -> Any:
             return torch.float64
         return v
     if isinstance(v, (list, tuple)):
-        return type(v)(upcast_value(x, device) for x in v)
+        return type(v)(upcast_value(x, device, host_work) for x in v)
     return v
 
 

@@ -6,6 +6,7 @@ inside the sandbox worker, from a seed the candidate cannot know.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -249,6 +250,19 @@ class Case:
     def dtypes(self) -> frozenset[str]:
         """The torch dtypes (`float64`) the case makes or asks for: a platform without one cannot run it."""
         return frozenset(_dtype_names(self.sample.values.values()))
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the tensors the case makes, from the spec (a layout's padding aside)."""
+        return sum(_tensor_bytes(v) for v in self.sample.values.values())
+
+
+def _tensor_bytes(v: Any) -> int:
+    if isinstance(v, (list, tuple)):
+        return sum(_tensor_bytes(x) for x in v)
+    if isinstance(v, (TensorSpec, OutputSpec, Joint)):
+        return math.prod(v.shape) * v.dtype.itemsize
+    return 0
 
 
 def _dtype_names(values: Iterable[Any]) -> Iterator[str]:

@@ -18,7 +18,16 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ..suite.inputs import clone_values, generator_seed, materialize, pointees, pointers_intact, rebased, upcast_value
+from ..suite.inputs import (
+    clone_values,
+    generator_seed,
+    materialize,
+    pointees,
+    pointers_intact,
+    rebased,
+    replica,
+    upcast_value,
+)
 from ..suite.spec import Case, Operator, Overload
 from . import statistics
 from .bind import Binding, DispatchBypassed
@@ -161,20 +170,26 @@ def _reference(ov: Overload, values: dict[str, Any], absolute: bool = False,
     one, scales float64 by a float32 1/6). The error scale stays on the device: it bounds
     magnitudes, where independence buys nothing, and on the host it doubled the cost of every
     float64 case with an accumulation scale (42% of the H200's timing phase went to float64 cases).
-    `host` surrounds the host computation (timing lets go of the device meanwhile)."""
-    device = "cpu" if not absolute and any(isinstance(v, torch.Tensor) and v.is_cuda and v.dtype in (
-        torch.float64, torch.complex128) for v in values.values()) else None
-    ref_values = rebased({k: _abs(upcast_value(v, device)) if absolute else upcast_value(v, device)
+    `host` surrounds the host's work (timing lets go of the device meanwhile): the computation, and
+    each piece of the copies off the device and of the truth back onto it (`transfer.copy_across`),
+    where the checks compare it with the candidate's outputs."""
+    home = None if absolute else next((v.device for v in values.values() if isinstance(v, torch.Tensor)
+                                        and v.is_cuda and v.dtype in (torch.float64, torch.complex128)), None)
+    device = "cpu" if home is not None else None
+    ref_values = rebased({k: _abs(upcast_value(v, device)) if absolute else upcast_value(v, device, host)
                           for k, v in values.items()}, values)
     args, kwargs = ov.split(ref_values)
     default = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
         fn = ov.scale if absolute and ov.scale is not None else ov.reference
-        with host() if device == "cpu" else nullcontext():
-            return outputs_of(ov, fn(*args, **kwargs), ref_values)
+        with host() if home is not None else nullcontext():
+            found = outputs_of(ov, fn(*args, **kwargs), ref_values)
     finally:
         torch.set_default_dtype(default)
+    if home is None:
+        return found
+    return [replica(t, t.dtype, home, host) if isinstance(t, torch.Tensor) else t for t in found]
 
 
 def expected_outputs(op: Operator, ov: Overload, values: dict[str, Any], device: str,

@@ -198,6 +198,18 @@ def _footprint(t: torch.Tensor) -> int:
     return min(span, t.numel()) * t.element_size()
 
 
+# A timed case's tensors a timing job holds at once, counted in copies of its inputs: two input sets,
+# their pristine copies, and the native call's and the error scale's copies while a truth is computed.
+# On the H200 cublasDgemmStridedBatched_64 (a 16 GiB case) never finished timing beside three other timers.
+TIMING_COPIES = 6
+
+
+def timing_bytes(op: Operator, tiers: tuple[str, ...]) -> int:
+    """About the most device memory a timing job of `op` holds: its largest timed case's tensors,
+    TIMING_COPIES times (read from the spec: nothing is drawn)."""
+    return TIMING_COPIES * max((c.nbytes for c in op.select_cases(sizes=tiers)), default=0)  # type: ignore[arg-type]
+
+
 def _set_count(values: dict[str, Any], wanted: int) -> int:
     size = sum(v.numel() * v.element_size() for v in values.values() if isinstance(v, torch.Tensor))
     return max(2, min(wanted, SET_BUDGET_BYTES // max(size, 1)))
