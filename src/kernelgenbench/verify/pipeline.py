@@ -150,6 +150,8 @@ def time_candidate(op: Operator, path: Path, device: str, seed: int, config: Tim
         extra = {"timing": {"cases": [t.to_dict() for t in timings], "clock": clock.describe(),
                             "config": asdict(config), "worker_s": {k: round(x, 4) for k, x in outside.items()},
                             "baseline": "library" if op.native_is_library(device) else "reference"}}
+        if device.startswith("cuda"):  # what `timing.timing_bytes` estimates ahead, as this job needed it
+            extra["timing"]["peak_reserved_bytes"] = torch.cuda.max_memory_reserved(device)
         return Verdict(op=op.id, status=status, reason=reason, seed=seed, platform=platform, layer="timing",
                        seconds=time.perf_counter() - start, extra=extra, **kw)
 
