@@ -413,3 +413,36 @@ def test_a_timing_job_counts_the_memory_its_largest_case_needs():
     quarter_h200 = 139 * 2**30 / 4
     assert timing_bytes(registry.get("cublas::cublasDgemmStridedBatched_64"), ("perf",)) > 2 * quarter_h200
     assert timing_bytes(registry.get("aten::add"), ("perf",)) < quarter_h200
+
+
+def test_the_truths_native_call_copies_only_what_it_writes():
+    """The native call behind a truth writes into copies, never into the buffers the candidate is judged
+    on, and reads the other operands where they are: on the H200 a copy of a 16 GiB operand that is only
+    read kept cublasDgemmStridedBatched_64's timing job from fitting beside others."""
+    from dataclasses import replace
+
+    from kernelgenbench.suite import registry
+    from kernelgenbench.suite.inputs import clone_values
+    from kernelgenbench.verify.correctness import case_inputs, expected_outputs
+
+    op = registry.get("cublas::cublasSgemm_v2")
+    case = op.select_cases(sizes=("small",))[0]
+    ov = op.overload(case.overload)
+    values = case_inputs(case, 3, "cpu")
+    before = clone_values(values)
+    names, named = ov.split({k: k for k in values})
+    seen: dict[str, int] = {}
+
+    def spied(device, overload):
+        def call(*args, **kwargs):
+            given = dict(zip(names, args)) | {named[k]: v for k, v in kwargs.items()}
+            seen.update({k: v.data_ptr() for k, v in given.items() if isinstance(v, torch.Tensor)})
+            return overload.reference(*args, **kwargs)
+        return call
+
+    expected_outputs(replace(op, baseline=spied), ov, values, "cpu")
+    assert seen["A"] == values["A"].data_ptr() and seen["B"] == values["B"].data_ptr()
+    assert seen["C"] != values["C"].data_ptr()
+    for k, v in values.items():
+        if isinstance(v, torch.Tensor):
+            torch.testing.assert_close(v, before[k], rtol=0, atol=0, equal_nan=True)

@@ -16,17 +16,16 @@ import torch
 
 PIECE_BYTES = 64 << 20
 
-_staging: dict[torch.device, torch.Tensor] = {}
+_staging: list[torch.Tensor] = []
 
 
 def _staging_buffer(host_work: Callable[[], AbstractContextManager[object]]) -> torch.Tensor:
-    """The process's page-locked buffer, made once: pinning is slow there too (0.4 s a GiB), and torch's
-    pinned allocator rounds every size up to a power of two and keeps what it pinned."""
-    key = torch.device("cpu")
-    if key not in _staging:
+    """The process's page-locked buffer, made once: pinning is slow there too (0.4-0.8 s a GiB), and
+    torch's pinned allocator rounds every size up to a power of two and keeps what it pinned."""
+    if not _staging:
         with host_work():
-            _staging[key] = torch.empty(PIECE_BYTES, dtype=torch.uint8, pin_memory=True)
-    return _staging[key]
+            _staging.append(torch.empty(PIECE_BYTES, dtype=torch.uint8, pin_memory=True))
+    return _staging[0]
 
 
 def copy_across(src: torch.Tensor, dtype: torch.dtype, device: torch.device | str,
