@@ -45,7 +45,8 @@ py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
-perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
+perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call;
+# KGB_OVERLAP=1: time each candidate as it passes, while others are still verified)
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
@@ -76,8 +77,8 @@ PY
           fi
           $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
-            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 \
-            | tee -a "$out/run1.log" ;;
+            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} \
+            ${KGB_OVERLAP:+--time-while-verifying} 2>&1 | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) # every cheat, not the daily sample; the interpreter-only variants (without the static scan)
             # cannot run there: the device's numpy (2.5) is too new for Triton 3.6's interpreter

@@ -266,8 +266,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                          f"{timing:.1f}", f"{(v.seconds if v else 0) + (t.seconds if t else 0):.1f}"])
         last = store.last_activity(run.id)
         verify_wall, timing_wall = store.phase_walls(run.id)
-        # the phases' busy time: a run resumed in a later device call leaves out the pause between
-        wall = min((run.finished or last or run.created) - run.created, (verify_wall or 0) + (timing_wall or 0))
+        # the jobs' busy time: a run resumed in a later device call leaves out the pause between, and one
+        # that timed while it verified counts the time both phases ran once
+        wall = min((run.finished or last or run.created) - run.created, store.busy_wall(run.id))
         timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
         # passed but never timed: a run cut before the end says which operators its figure leaves out
         untimed = sorted(a.op for a in store.attempts(run.id)

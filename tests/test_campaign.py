@@ -229,3 +229,70 @@ def test_the_throughput_benchmarks_mixed_set_is_judged_one_way_each(tmp_path):
     with Store(tmp_path / "k.db") as store:
         statuses = [r.status for r in sorted(store.rows(result.run.id), key=lambda r: r.sample)]
     assert statuses == ["pass", "compile_error", "runtime_error", "wrong_result", "wrong_result"]
+
+
+def test_timing_while_verifying_times_a_pass_before_the_others_are_verified(tmp_path, monkeypatch):
+    """`time_while_verifying`: each pass is timed as soon as it passes, beside the verification of the
+    rest, and the run ends with the same verdicts and every pass timed once."""
+    from kernelgenbench import methods
+    from kernelgenbench.execute import LocalPool, run_campaign
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+
+    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
+    root = _layout(tmp_path, {"silu": "silu_good", "softmax": "softmax_zeros"})
+    shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "aten" / "neg.py", root / "aten" / "neg.py")
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+    ops = [registry.get(o) for o in ("aten::silu", "aten::softmax", "aten::neg")]
+    with Store(tmp_path / "k.db") as store:
+        run = run_campaign(store, methods.create("files", dir=str(root)), ops, INTERPRETER, name="overlap",
+                           plan=Plan(("small",)), timing=quick, executor=LocalPool(INTERPRETER, workers=1, timers=1),
+                           time_while_verifying=True).run
+        rows = {r.op: r for r in store.rows(run.id)}
+        assert [rows[o].status for o in ("aten::silu", "aten::softmax", "aten::neg")] == \
+            ["pass", "wrong_result", "pass"]
+        assert rows["aten::silu"].speedup > 0 and rows["aten::neg"].speedup > 0
+        assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 2
+        first_timed = store.db.execute("SELECT MIN(created - seconds) FROM timings").fetchone()[0]
+        last_verified = store.db.execute("SELECT MAX(created) FROM verdicts").fetchone()[0]
+        assert first_timed < last_verified
+        verify_s, timing_s = store.phase_walls(run.id)
+        assert store.busy_wall(run.id) < verify_s + timing_s  # the throughput record counts the overlap once
+        assert store.find_run(run.id).config["time_while_verifying"] is True
+
+
+def test_a_verification_case_that_shares_the_device_waits_for_a_measurement(tmp_path, monkeypatch, candidate):
+    """While verification goes on beside timing, each case holds the device shared: none runs while a
+    timing worker's measurement holds it alone."""
+    import threading
+
+    from triton import knobs
+
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.device_gate import DeviceGate, gate_path
+    from kernelgenbench.verify.pipeline import Plan, verify
+
+    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
+    monkeypatch.setattr(knobs.runtime, "jit_cache_hook", None)  # the gate's compile hooks stay in this test
+    monkeypatch.setattr(knobs.runtime, "jit_post_compile_hook", None)
+    events: list[str] = []
+    verdicts = []
+
+    def verifying() -> None:
+        verdicts.append(verify(registry.get("aten::silu"), candidate("silu_good"), "cpu", 1,
+                               Plan(("small",), share_device=True), "interpreter",
+                               lambda event, data: events.append(event)))
+
+    measurement = DeviceGate(gate_path("cpu"))
+    with measurement.exclusive():
+        worker = threading.Thread(target=verifying)
+        worker.start()
+        deadline = time.monotonic() + 30
+        while "case_start" not in events and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(2.0)  # the case alone takes under a second here
+        assert events == ["case_start"]  # the first case waits for the measurement
+    worker.join(60)
+    assert verdicts and verdicts[0].status.value == "pass" and "case_done" in events

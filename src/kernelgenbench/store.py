@@ -371,16 +371,17 @@ class Store:
         """Wall seconds of a run's verification and of its timing: the time at least one of the
         phase's jobs was running, as stored, so a run resumed in a later call (a device call ran out)
         does not count the pause between; None where a phase has nothing."""
-        walls = []
-        for table in ("verdicts", "timings"):
-            spans = sorted(self.db.execute(f"SELECT x.created - x.seconds, x.created FROM {table} x JOIN attempts a "
-                                           "ON a.id = x.attempt_id WHERE a.run_id=?", (run_id,)).fetchall())
-            busy, end = 0.0, float("-inf")
-            for start, stop in spans:
-                busy += max(stop - max(start, end), 0.0)
-                end = max(end, stop)
-            walls.append(busy if spans else None)
-        return walls[0], walls[1]
+        spans = [self._spans(table, run_id) for table in ("verdicts", "timings")]
+        return tuple(_busy(s) if s else None for s in spans)  # type: ignore[return-value]
+
+    def busy_wall(self, run_id: int) -> float:
+        """Wall seconds during which any job of the run was running, verification or timing: less than
+        the two phases' sum where a campaign timed while it verified."""
+        return _busy(self._spans("verdicts", run_id) + self._spans("timings", run_id))
+
+    def _spans(self, table: str, run_id: int) -> list[tuple[float, float]]:
+        return self.db.execute(f"SELECT x.created - x.seconds, x.created FROM {table} x JOIN attempts a "
+                               "ON a.id = x.attempt_id WHERE a.run_id=?", (run_id,)).fetchall()
 
     def untimed_passes(self, run_id: int) -> list[Attempt]:
         """Attempts that passed verification and have no timing yet."""
@@ -420,3 +421,12 @@ class Store:
         v = self._q("SELECT COUNT(*) FROM verdicts v JOIN attempts a ON a.id=v.attempt_id "
                     "WHERE a.run_id=?", (run_id,))[0][0]
         return a, v
+
+
+def _busy(spans: list[tuple[float, float]]) -> float:
+    """Seconds covered by the union of (start, stop) spans."""
+    busy, end = 0.0, float("-inf")
+    for start, stop in sorted(spans):
+        busy += max(stop - max(start, end), 0.0)
+        end = max(end, stop)
+    return busy

@@ -16,11 +16,12 @@ import hashlib
 import json
 import math
 import os
+import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from typing import Any, TypeVar
 
@@ -121,6 +122,8 @@ class _Campaign:
         self.on_timing = on_timing
         self.judged = 0
         self.generated = 0
+        # with timing while verifying: passed attempts, in the order they pass; None once all are verified
+        self.ready: queue.Queue[Attempt | None] | None = None
 
     def unit(self, op: Operator, samples: tuple[int, ...]) -> None:
         for s in samples:
@@ -173,6 +176,8 @@ class _Campaign:
         else:
             verdict = self.executor.call(self.judge_fn(), self.job(attempt))
         self.store.put_verdict(attempt.id, verdict)
+        if self.ready is not None and verdict.status is Status.PASS:
+            self.ready.put(attempt)
         outcome = Outcome(attempt, verdict.status.value, verdict.reason, verdict)
         self._report(outcome)
         return outcome
@@ -192,18 +197,27 @@ class _Campaign:
         root = self.store.path.parent / f"{self.store.path.name}.triton"
         return str(root / (code_sha(attempt.source_code) or "none"))
 
-    def time_passes(self, timing: TimingConfig, ops: list[Operator]) -> None:
-        """Time every passed attempt of `ops` after all verification is done, `timers` per GPU at a
-        time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
+    def time_passes(self, timing: TimingConfig, ops: list[Operator], arriving: Iterable[Attempt] | None = None) -> None:
+        """Time every passed attempt of `ops` (`arriving`: those as they pass verification, while it
+        goes on; default: every untimed pass once verification is done, longest first), `timers` per GPU
+        at a time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
         A job whose inputs need more than a timer's share of the GPU's memory holds that many timers'
         slots. A job its neighbours may have failed (out of device memory, a stuck neighbour, a
         timeout) is timed again alone before its verdict counts. A run resumed for some operators
         times only those."""
         by_id = {op.id: op for op in ops}
-        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
-                                 self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
-        jobs = [self.job(a) for a in attempts]
-        of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
+        if arriving is None:
+            arriving = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
+                                     self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
+        of_job: dict[int, Attempt] = {}
+
+        def jobs() -> Iterator[Job]:
+            for attempt in arriving:
+                if attempt.op in by_id:
+                    job = self.job(attempt)
+                    of_job[id(job)] = attempt
+                    yield job
+
         memory = device_memory(self.platform)
         share = memory / self.executor.timers if memory else None
 
@@ -211,17 +225,23 @@ class _Campaign:
             return max(1, math.ceil(timing_bytes(by_id[job.op], timing.tiers) / share)) if share else 1
 
         crowded = []
-        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs, slots):
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs(), slots):
             if self.executor.timers > 1 and crowded_out(verdict):
                 crowded.append((job, verdict))
             else:
-                self._timed(of_job[id(job)], verdict)
+                self._timed(of_job.pop(id(job)), verdict)
         first = {id(job): verdict for job, verdict in crowded}
         alone = [job for job, _ in crowded]
         for job, verdict in self.executor.time_each(self.judge_fn(timing), alone, lambda _: self.executor.timers):
             before = first[id(job)]
-            self._timed(of_job[id(job)], replace(verdict, extra=verdict.extra | {
+            self._timed(of_job.pop(id(job)), replace(verdict, extra=verdict.extra | {
                 "timed_alone_after": f"{before.status.value}: {before.reason}"}))
+
+    def arrivals(self) -> Iterator[Attempt]:
+        """The attempts that pass verification, as they pass, until all are verified."""
+        assert self.ready is not None
+        while (attempt := self.ready.get()) is not None:
+            yield attempt
 
     def _timed(self, attempt: Attempt, verdict: Verdict) -> None:
         self.store.put_timing(attempt.id, verdict)
@@ -237,17 +257,35 @@ class _Campaign:
                 self.on_outcome(outcome)
 
 
+def _finish_timing(campaign: _Campaign, timer: ThreadPoolExecutor | None, timed: Future[None] | None) -> None:
+    """Verification is over (or stopped): the timing that went on beside it times what is left, and
+    what it raised is raised here (a stop is no error)."""
+    if timer is None or timed is None or campaign.ready is None:
+        return
+    campaign.ready.put(None)
+    timer.shutdown(wait=True)
+    error = timed.exception()
+    if error is not None and not isinstance(error, Interrupted):
+        raise error
+
+
 def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Platform, *,
                  limits: Limits = Limits(), name: str | None = None, fresh: bool = False,
                  executor: Executor | None = None, plan: Plan | None = None, concurrency: int = 4,
                  extra_config: dict[str, Any] | None = None, check: bool = True,
                  on_outcome: Callable[[Outcome], None] | None = None, timing: TimingConfig | None = None,
-                 on_timing: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None,
+                 time_while_verifying: bool = False) -> CampaignResult:
     """Run (or resume) the campaign `name`; `check` runs the method's own check first. With `timing`,
-    every attempt that passes is then timed against the native baseline."""
+    every attempt that passes is then timed against the native baseline: once all are verified, or
+    (`time_while_verifying`) as each passes, while verification goes on with every case holding the
+    device shared, so no case runs on it during a measurement."""
     if check:
         method.check()
     plan = plan or Plan.on(platform)
+    overlap = timing is not None and time_while_verifying
+    if overlap:
+        plan = replace(plan, share_device=True)
     name = name or default_name(method, ops, platform)
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -259,6 +297,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
               **(extra_config or {})}
     if timing is not None:
         config["timing"] = asdict(timing)
+        config["time_while_verifying"] = overlap
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
     before = store.counts(run.id)[1]
     campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
@@ -267,6 +306,14 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
         units = [(op, schedule.samples_of(op.id)) for op in ops]
     else:
         units = [(op, (s,)) for op in ops for s in schedule.samples_of(op.id)]
+    timer = ThreadPoolExecutor(1, thread_name_prefix="kgb-timing") if overlap else None
+    timed = None
+    if timer is not None and timing is not None:
+        campaign.ready = queue.Queue()
+        for attempt in longest_first(store.untimed_passes(run.id), store.past_seconds(platform.name, "timing"),
+                                     lambda a: a.op):  # passed in an earlier call of a resumed run
+            campaign.ready.put(attempt)
+        timed = timer.submit(campaign.time_passes, timing, ops, campaign.arrivals())
     pool = ThreadPoolExecutor(max(1, concurrency) + executor.workers, thread_name_prefix="kgb-campaign")
     futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
     try:
@@ -277,9 +324,12 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     except BaseException:
         campaign.stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
+        _finish_timing(campaign, timer, timed)
         raise
     pool.shutdown(wait=True)
-    if timing is not None:
+    if timer is not None:
+        _finish_timing(campaign, timer, timed)
+    elif timing is not None:
         campaign.time_passes(timing, ops)
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
