@@ -103,3 +103,22 @@ def test_a_timing_workers_cpu_threads_do_not_depend_on_how_many_time_at_once(mon
     monkeypatch.setattr("os.cpu_count", lambda: 32)
     threads = {timers: LocalPool(TWO_GPUS, workers=8, timers=timers).timing_threads for timers in (1, 2, 4, 8)}
     assert len(set(threads.values())) == 1 and threads[1] >= 1
+
+
+def test_timing_gives_each_result_before_the_jobs_stop_coming():
+    """Timing while verification goes on: a job starts as soon as it arrives, and its result comes back
+    while later jobs have yet to arrive (here the second waits for the first's result)."""
+    seen: list[int] = []
+
+    def arriving():
+        yield 1
+        deadline = time.monotonic() + 10
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+        yield 2 if seen else -1
+
+    got = []
+    for job, result in LocalPool(TWO_GPUS, workers=2, timers=2).time_each(lambda j, d: j * 10, arriving()):
+        got.append((job, result))
+        seen.append(job)
+    assert got == [(1, 10), (2, 20)]

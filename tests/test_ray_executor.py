@@ -99,3 +99,31 @@ def test_an_address_nothing_listens_on_fails_at_once():
     assert time.monotonic() - start < 10
     with pytest.raises(ExecutorError, match="not HOST:PORT"):
         check_reachable("nowhere")
+
+
+@needs_ray
+@pytest.mark.ray
+def test_ray_timing_gives_each_result_before_the_jobs_stop_coming(cluster):
+    """Timing while verification goes on: a job is a task as soon as it arrives, and its result comes
+    back while later jobs have yet to arrive (here the second waits for the first's result)."""
+    from kernelgenbench.execute.cluster import RayExecutor
+    from kernelgenbench.platforms import INTERPRETER
+
+    got = []
+    for job, result in RayExecutor(INTERPRETER).time_each(_square_and_device, _arriving_after_results()):
+        got.append((job, result))
+        _results_seen.append(job)
+    assert got == [(1, (1, None)), (2, (4, None))]
+
+
+_results_seen: list[int] = []
+
+
+def _arriving_after_results():
+    import time
+
+    yield 1
+    deadline = time.monotonic() + 30
+    while not _results_seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield 2 if _results_seen else -1

@@ -35,10 +35,10 @@ class Executor(Protocol):
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
                   slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:
-        """Like map, for timing, once verification is over: each device has `timers` timing slots and
-        every device is kept busy. A job holds `slots(job)` of its device's (default one; `timers`: the
-        device to itself, for a job the first pass could not time beside others, or one whose inputs
-        need most of its memory); jobs start in their given order."""
+        """Like map, for timing (after verification, or beside it as `jobs` grows): each device has
+        `timers` timing slots and every device is kept busy. A job holds `slots(job)` of its device's
+        (default one; `timers`: the device to itself, for a job the first pass could not time beside
+        others, or one whose inputs need most of its memory); jobs start in their given order."""
         ...
 
 
