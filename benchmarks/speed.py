@@ -280,9 +280,10 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     alone = cases.get("measured", 0.0) + sum(cases.get(k, 0.0) for k in ("probe", "warm-ups", "samples", "walls"))
     shared = sum(cases.get(k, 0.0) for k in ("inputs", "truth", "first call", "checks", "calls"))
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
+    overlap = ", timing while verifying" if run.config.get("time_while_verifying") else ""
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
-               f"{run.config.get('timers', 1)} timing jobs at once): verification {verify_wall or 0:.0f} s for "
-               f"{len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}"
+               f"{run.config.get('timers', 1)} timing jobs at once{overlap}): "
+               f"verification {verify_wall or 0:.0f} s for {len(rows)} operators, timing {timing_wall or 0:.0f} s for {timed}"
                + (f" (passed but not timed: {', '.join(untimed[:10])}{' ...' if len(untimed) > 10 else ''})"
                   if untimed else "") + "; "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "
