@@ -296,3 +296,37 @@ def test_a_verification_case_that_shares_the_device_waits_for_a_measurement(tmp_
         assert events == ["case_start"]  # the first case waits for the measurement
     worker.join(60)
     assert verdicts and verdicts[0].status.value == "pass" and "case_done" in events
+
+
+def test_a_verification_crash_beside_timing_is_not_stored_but_judged_again_once_timing_is_done(tmp_path,
+                                                                                            monkeypatch):
+    """Timing while verifying: a crash, a timeout or a harness error in verification may come from the
+    timers beside it (the device memory they hold, a wait for the device), so it is not the candidate's
+    verdict: the candidate is verified again once timing is done, and only that verdict counts."""
+    from kernelgenbench import methods
+    from kernelgenbench.execute import LocalPool, run_campaign
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    class FirstCallOutOfMemory(LocalPool):
+        plans: list[bool] = []
+
+        def call(self, fn, job):
+            self.plans.append(fn.args[2].share_device)
+            if len(self.plans) == 1:
+                return Verdict(job.op, Status.CRASH, "CUDA error: out of memory (held by the timers beside it)")
+            return super().call(fn, job)
+
+    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+    with Store(tmp_path / "k.db") as store:
+        pool = FirstCallOutOfMemory(INTERPRETER, workers=1, timers=1)
+        run = run_campaign(store, methods.create("reference"), [registry.get("aten::neg")], INTERPRETER,
+                           name="deferred", plan=Plan(("small",)), timing=quick, executor=pool,
+                           time_while_verifying=True).run
+        (row,) = store.rows(run.id)
+        assert row.status == "pass" and row.speedup > 0
+        assert pool.plans == [True, False]  # the second time, no timing beside it

@@ -103,6 +103,11 @@ def crowded_out(verdict: Verdict) -> bool:
     return verdict.status in (Status.INFRA_ERROR, Status.TIMEOUT, Status.CRASH)
 
 
+class _Deferred(Exception):
+    """A verification verdict that timing beside it may have caused (out of device memory, a wait for
+    the device): its unit is worked again, the device to verification alone, once timing is done."""
+
+
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
     return Verdict(op=attempt.op, status=Status.COMPILE_ERROR, reason=attempt.origin or "no candidate",
                    layer="bind", seed=run.seed, platform=run.platform)
@@ -124,11 +129,16 @@ class _Campaign:
         self.generated = 0
         # with timing while verifying: passed attempts, in the order they pass; None once all are verified
         self.ready: queue.Queue[Attempt | None] | None = None
+        self.deferred: list[tuple[Operator, tuple[int, ...]]] = []  # units to verify again once timing is done
 
     def unit(self, op: Operator, samples: tuple[int, ...]) -> None:
-        for s in samples:
-            if self.sample(op, s) and self.schedule.early_stop:
-                return
+        try:
+            for s in samples:
+                if self.sample(op, s) and self.schedule.early_stop:
+                    return
+        except _Deferred:
+            with self.lock:
+                self.deferred.append((op, samples))
 
     def sample(self, op: Operator, s: int) -> bool:
         """Work one sample through its rounds; True once it passes."""
@@ -175,6 +185,8 @@ class _Campaign:
             verdict = _missing_verdict(attempt, self.run)
         else:
             verdict = self.executor.call(self.judge_fn(), self.job(attempt))
+            if self.ready is not None and crowded_out(verdict):
+                raise _Deferred  # the timers beside it may have caused it: not stored, verified again later
         self.store.put_verdict(attempt.id, verdict)
         if self.ready is not None and verdict.status is Status.PASS:
             self.ready.put(attempt)
@@ -257,6 +269,22 @@ class _Campaign:
                 self.on_outcome(outcome)
 
 
+def _work(campaign: _Campaign, units: list[tuple[Operator, tuple[int, ...]]], concurrency: int) -> None:
+    """Generate and verify `units` (operator, samples) at once, up to the executor's workers."""
+    pool = ThreadPoolExecutor(max(1, concurrency) + campaign.executor.workers, thread_name_prefix="kgb-campaign")
+    futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
+    try:
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in done:
+            if f.exception() is not None and not isinstance(f.exception(), Interrupted):
+                raise f.exception()  # type: ignore[misc]
+    except BaseException:
+        campaign.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
 def _finish_timing(campaign: _Campaign, timer: ThreadPoolExecutor | None, timed: Future[None] | None) -> None:
     """Verification is over (or stopped): the timing that went on beside it times what is left, and
     what it raised is raised here (a stop is no error)."""
@@ -314,23 +342,19 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
                                      lambda a: a.op):  # passed in an earlier call of a resumed run
             campaign.ready.put(attempt)
         timed = timer.submit(campaign.time_passes, timing, ops, campaign.arrivals())
-    pool = ThreadPoolExecutor(max(1, concurrency) + executor.workers, thread_name_prefix="kgb-campaign")
-    futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
     try:
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        for f in done:
-            if f.exception() is not None and not isinstance(f.exception(), Interrupted):
-                raise f.exception()  # type: ignore[misc]
+        _work(campaign, units, concurrency)
     except BaseException:
-        campaign.stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
         _finish_timing(campaign, timer, timed)
         raise
-    pool.shutdown(wait=True)
     if timer is not None:
         _finish_timing(campaign, timer, timed)
-    elif timing is not None:
-        campaign.time_passes(timing, ops)
+        campaign.ready = None
+        if campaign.deferred:
+            campaign.plan = replace(campaign.plan, share_device=False)
+            _work(campaign, campaign.deferred, concurrency)
+    if timing is not None:
+        campaign.time_passes(timing, ops)  # all of them, or what verification left to time
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
     return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,
