@@ -350,7 +350,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     if timer is not None:
         _finish_timing(campaign, timer, timed)
         campaign.ready = None
-        if campaign.deferred:
+        if campaign.deferred:  # verified again with nothing timed beside them
             campaign.plan = replace(campaign.plan, share_device=False)
             _work(campaign, campaign.deferred, concurrency)
     if timing is not None:
