@@ -115,17 +115,16 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
             stack.enter_context(monitor.poison_fresh_memory())
         return stack
 
+    gate = _verification_gate(device) if plan.share_device else None
     runner = CaseRunner(op, binding_for(op, functions, device, around, lambda: launcher.inside), device, seed,
                         monitor=monitor, ghost="ghost" in plan.checks, trace=trace,
-                        profile="profile" in plan.checks)
-    gate = _verification_gate(device) if plan.share_device else None
+                        profile="profile" in plan.checks, hold=gate.shared if gate else nullcontext)
     results: list[CaseResult] = []
     first_tb: str | None = None
     for case in cases:
         emit("case_start", {"case": case.name, "overload": case.overload, "visibility": case.visibility})
         try:
-            with gate.shared() if gate else nullcontext():
-                outcome = runner.run(case)
+            outcome = runner.run(case)
         except CandidateCrash as e:
             results.append(CaseResult(case.name, case.overload, case.visibility, Status.CRASH, str(e)))
             first = first_failure(results)
