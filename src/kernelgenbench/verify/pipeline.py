@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack, nullcontext, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -42,9 +42,9 @@ class Plan:
     checks: tuple[str, ...] = CHECKS
     # dtypes the platform cannot run (its profile's): such cases are counted as unsupported, not run
     unsupported_dtypes: tuple[str, ...] = ()
-    # each case holds the device shared through its gate (verify/device_gate.py), as timing workers'
-    # own work does, so a campaign can time candidates while it still verifies others: no case then
-    # runs on the device during a measurement
+    # each step of a case holds the device shared through its gate (verify/device_gate.py), as timing
+    # workers' own work does, so a campaign can time candidates while it still verifies others: no case
+    # then runs on the device during a measurement
     share_device: bool = False
 
     @classmethod
@@ -150,10 +150,8 @@ def _verification_gate(device: str) -> DeviceGate:
 
     def idle() -> None:
         if device.startswith("cuda"):
-            try:
+            with suppress(RuntimeError):
                 torch.cuda.synchronize()
-            except RuntimeError:
-                pass
 
     gate = DeviceGate(gate_path(device), idle=idle)
     compile_outside(gate)
