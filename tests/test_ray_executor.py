@@ -12,6 +12,7 @@ from kernelgenbench import api, cli
 from kernelgenbench.store import Store
 
 from .test_campaign import _layout
+from .test_local_pool import results_before_the_last_job
 
 needs_ray = pytest.mark.skipif(find_spec("ray") is None, reason="ray is not installed (pip install '.[ray]')")
 
@@ -105,25 +106,10 @@ def test_an_address_nothing_listens_on_fails_at_once():
 @pytest.mark.ray
 def test_ray_timing_gives_each_result_before_the_jobs_stop_coming(cluster):
     """Timing while verification goes on: a job is a task as soon as it arrives, and its result comes
-    back while later jobs have yet to arrive (here the second waits for the first's result)."""
+    back while later jobs have yet to arrive."""
     from kernelgenbench.execute.cluster import RayExecutor
     from kernelgenbench.platforms import INTERPRETER
 
-    got = []
-    for job, result in RayExecutor(INTERPRETER).time_each(_square_and_device, _arriving_after_results()):
-        got.append((job, result))
-        _results_seen.append(job)
-    assert got == [(1, (1, None)), (2, (4, None))]
-
-
-_results_seen: list[int] = []
-
-
-def _arriving_after_results():
-    import time
-
-    yield 1
-    deadline = time.monotonic() + 30
-    while not _results_seen and time.monotonic() < deadline:
-        time.sleep(0.01)
-    yield 2 if _results_seen else -1
+    executor = RayExecutor(INTERPRETER)
+    assert results_before_the_last_job(lambda jobs: executor.time_each(_square_and_device, jobs)) == \
+        [(1, (1, None)), (2, (4, None))]
