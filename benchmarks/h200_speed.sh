@@ -46,7 +46,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
 perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call;
-# KGB_OVERLAP=1: time each candidate as it passes, while others are still verified)
+# KGB_OVERLAP=1: time the passes from verification's tail on, beside its last cases)
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi

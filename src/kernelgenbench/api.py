@@ -150,7 +150,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     `local` (default: sandboxed workers on this machine) or `ray` (Ray tasks on the cluster at
     `address`; see execute/cluster.py). `with_perturbed` adds the perturbed twins of the chosen
     operators (`suite/perturbed`), so the report can show the original-vs-twin gap.
-    `time_while_verifying` times each candidate as soon as it passes, while others are still verified
+    `time_while_verifying` starts timing once every candidate left is being verified, beside those
     (every verification case then holds the GPU shared, so none runs during a measurement).
     """
     try:

@@ -242,8 +242,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         with_perturbed: Optional[bool] = typer.Option(None, "--with-perturbed", help="also run the perturbed "
                                                       "twins of the chosen operators (the report shows the gap)"),
         time_while_verifying: Optional[bool] = typer.Option(None, "--time-while-verifying", help="with --perf: "
-                                                            "time each candidate as soon as it passes, while "
-                                                            "others are still verified")
+                                                            "start timing once every candidate left is being "
+                                                            "verified, beside those")
         ) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
