@@ -280,10 +280,12 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     alone = cases.get("measured", 0.0) + sum(cases.get(k, 0.0) for k in ("probe", "warm-ups", "samples", "walls"))
     shared = sum(cases.get(k, 0.0) for k in ("inputs", "truth", "first call", "checks", "calls"))
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
-    overlap = ", timing while verifying" if run.config.get("time_while_verifying") else ""
+    overlap = ", timing while verifying" if run.config.get("time_while_verifying") else ""  # session L's runs
+    n_ops = len({r[0] for r in rows})  # a mixed set judges several candidates per operator
+    judged = f"{len(rows)} operators" if n_ops == len(rows) else f"{len(rows)} candidates of {n_ops} operators"
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once{overlap}): "
-               f"verification {verify_wall or 0:.0f} s for {len(rows)} operators, "
+               f"verification {verify_wall or 0:.0f} s for {judged}, "
                f"timing {timing_wall or 0:.0f} s for {timed}"
                + (f" (passed but not timed: {', '.join(untimed[:10])}{' ...' if len(untimed) > 10 else ''})"
                   if untimed else "") + "; "
