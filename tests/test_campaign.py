@@ -187,7 +187,8 @@ def test_the_longest_operators_of_earlier_runs_start_first(tmp_path):
 
 def test_a_phases_wall_time_leaves_out_the_pause_of_a_run_resumed_later(tmp_path):
     """A whole-suite run on the H200 is timed over two device calls: the throughput figure counts
-    the time a job of the phase was running, not the minutes between the calls."""
+    the time a job of the phase was running, not the minutes between the calls, and the time both
+    phases ran at once (session L's runs that timed while verifying) once."""
     from kernelgenbench.verify.verdict import Status, Verdict
 
     with Store(tmp_path / "k.db") as store:
@@ -199,6 +200,11 @@ def test_a_phases_wall_time_leaves_out_the_pause_of_a_run_resumed_later(tmp_path
             store.db.execute("UPDATE timings SET created=? WHERE attempt_id=?", (1000.0 + stop, attempt))
             store.db.execute("UPDATE verdicts SET created=? WHERE attempt_id=?", (900.0 + 2 * i, attempt))
         assert store.phase_walls(run.id) == (3.0, 20.0 + 30.0)
+        attempt = store.add_attempt(run.id, "aten::mul", "reference", "x")  # verified while others were timed
+        store.put_verdict(attempt, Verdict("aten::mul", Status.PASS, "ok", seconds=4.0))
+        store.db.execute("UPDATE verdicts SET created=? WHERE attempt_id=?", (1008.0, attempt))
+        assert store.phase_walls(run.id) == (7.0, 50.0)
+        assert store.busy_wall(run.id) == 3.0 + 50.0  # the overlap counts once
 
 
 def test_a_folder_of_candidates_per_operator_is_judged_as_its_samples(tmp_path):
@@ -230,135 +236,3 @@ def test_the_throughput_benchmarks_mixed_set_is_judged_one_way_each(tmp_path):
         statuses = [r.status for r in sorted(store.rows(result.run.id), key=lambda r: r.sample)]
     assert statuses == ["pass", "compile_error", "runtime_error", "wrong_result", "wrong_result"]
 
-
-def test_timing_while_verifying_starts_in_verifications_tail_and_times_a_pass_beside_it(tmp_path, monkeypatch):
-    """`time_while_verifying`: no timing while a unit still waits for a verification worker (on the H200
-    that contention made verification 2.5 times slower); once every unit left is under way, passes
-    are timed beside them, and the run ends with the same verdicts and every pass timed once."""
-    import threading
-
-    from kernelgenbench import methods
-    from kernelgenbench.execute import LocalPool, run_campaign
-    from kernelgenbench.platforms import INTERPRETER
-    from kernelgenbench.suite import registry
-    from kernelgenbench.verify.pipeline import Plan
-    from kernelgenbench.verify.timing import TimingConfig
-
-    events: list[str] = []
-    timed = threading.Event()
-
-    class Watched(LocalPool):
-        """One worker: the second unit dwells a second before it runs (a pass is there to time while two
-        units wait), the last runs once a pass was timed beside it."""
-
-        def call(self, fn, job):
-            def watched(job, device):
-                started = sum(e.startswith("verifying") for e in events)
-                events.append(f"verifying {job.op}")
-                if started == 1:
-                    time.sleep(1.0)
-                if started == 3:
-                    timed.wait(120)
-                verdict = fn(job, device)
-                events.append("verified")
-                return verdict
-            return super().call(watched, job)
-
-        def time_each(self, fn, jobs, slots=None):
-            def pulled():
-                for job in jobs:
-                    events.append("timing")
-                    yield job
-            return super().time_each(fn, pulled(), slots)
-
-    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
-    root = _layout(tmp_path, {"silu": "silu_good", "softmax": "softmax_zeros"})
-    for name in ("neg", "cosh"):
-        shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "aten" / f"{name}.py", root / "aten")
-    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
-    ops = [registry.get(o) for o in ("aten::silu", "aten::neg", "aten::cosh", "aten::softmax")]
-    with Store(tmp_path / "k.db") as store:
-        run = run_campaign(store, methods.create("files", dir=str(root)), ops, INTERPRETER, name="overlap",
-                           plan=Plan(("small",)), timing=quick, executor=Watched(INTERPRETER, workers=1, timers=1),
-                           time_while_verifying=True, on_timing=lambda attempt, verdict: timed.set()).run
-        kinds = [e.split()[0] for e in events]
-        first_timing = kinds.index("timing")
-        assert kinds[:first_timing].count("verified") >= 3  # not while the fourth unit waited for the worker
-        assert "verified" in kinds[first_timing:]  # the last unit was verified beside timing
-        rows = {r.op: r for r in store.rows(run.id)}
-        assert [rows[o].status for o in ("aten::silu", "aten::neg", "aten::cosh", "aten::softmax")] == \
-            ["pass", "pass", "pass", "wrong_result"]
-        assert all(rows[o].speedup > 0 for o in ("aten::silu", "aten::neg", "aten::cosh"))
-        assert store.db.execute("SELECT COUNT(*) FROM timings").fetchone()[0] == 3
-        verify_s, timing_s = store.phase_walls(run.id)
-        assert store.busy_wall(run.id) < verify_s + timing_s  # the throughput record counts the overlap once
-        assert store.find_run(run.id).config["time_while_verifying"] is True
-
-
-def test_a_verification_case_that_shares_the_device_waits_for_a_measurement(tmp_path, monkeypatch, candidate):
-    """While verification goes on beside timing, each case holds the device shared: none runs while a
-    timing worker's measurement holds it alone."""
-    import threading
-
-    from triton import knobs
-
-    from kernelgenbench.suite import registry
-    from kernelgenbench.verify.device_gate import DeviceGate, gate_path
-    from kernelgenbench.verify.pipeline import Plan, verify
-
-    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
-    monkeypatch.setattr(knobs.runtime, "jit_cache_hook", None)  # the gate's compile hooks stay in this test
-    monkeypatch.setattr(knobs.runtime, "jit_post_compile_hook", None)
-    events: list[str] = []
-    verdicts = []
-
-    def verifying() -> None:
-        verdicts.append(verify(registry.get("aten::silu"), candidate("silu_good"), "cpu", 1,
-                               Plan(("small",), share_device=True), "interpreter",
-                               lambda event, data: events.append(event)))
-
-    measurement = DeviceGate(gate_path("cpu"))
-    with measurement.exclusive():
-        worker = threading.Thread(target=verifying)
-        worker.start()
-        deadline = time.monotonic() + 30
-        while "case_start" not in events and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(2.0)  # the case alone takes under a second here
-        assert events == ["case_start"]  # the first case waits for the measurement
-    worker.join(60)
-    assert verdicts and verdicts[0].status.value == "pass" and "case_done" in events
-
-
-def test_a_verification_crash_beside_timing_is_not_stored_but_judged_again_once_timing_is_done(tmp_path,
-                                                                                            monkeypatch):
-    """Timing while verifying: a crash, a timeout or a harness error in verification may come from the
-    timers beside it (the device memory they hold, a wait for the device), so it is not the candidate's
-    verdict: the candidate is verified again once timing is done, and only that verdict counts."""
-    from kernelgenbench import methods
-    from kernelgenbench.execute import LocalPool, run_campaign
-    from kernelgenbench.platforms import INTERPRETER
-    from kernelgenbench.suite import registry
-    from kernelgenbench.verify.pipeline import Plan
-    from kernelgenbench.verify.timing import TimingConfig
-    from kernelgenbench.verify.verdict import Status, Verdict
-
-    class FirstCallOutOfMemory(LocalPool):
-        plans: list[bool] = []
-
-        def call(self, fn, job):
-            self.plans.append(fn.args[2].share_device)
-            if len(self.plans) == 1:
-                return Verdict(job.op, Status.CRASH, "CUDA error: out of memory (held by the timers beside it)")
-            return super().call(fn, job)
-
-    monkeypatch.setenv("KGB_GATE_DIR", str(tmp_path / "gates"))
-    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
-    with Store(tmp_path / "k.db") as store:
-        pool = FirstCallOutOfMemory(INTERPRETER, workers=1, timers=1)
-        run = run_campaign(store, methods.create("reference"), [registry.get("aten::neg")], INTERPRETER,
-                           name="deferred", plan=Plan(("small",)), timing=quick, executor=pool,
-                           time_while_verifying=True).run
-        (row,) = store.rows(run.id)
-        assert row.status == "pass" and row.speedup > 0
-        assert pool.plans == [True, False]  # the second time, no timing beside it

@@ -103,29 +103,3 @@ def test_a_timing_workers_cpu_threads_do_not_depend_on_how_many_time_at_once(mon
     monkeypatch.setattr("os.cpu_count", lambda: 32)
     threads = {timers: LocalPool(TWO_GPUS, workers=8, timers=timers).timing_threads for timers in (1, 2, 4, 8)}
     assert len(set(threads.values())) == 1 and threads[1] >= 1
-
-
-def results_before_the_last_job(time_each) -> list[tuple[int, object]]:
-    """What `time_each(jobs)` gives back, in order, when the second job arrives only once the first
-    job's result has come back (else a -1 arrives, after a while)."""
-    seen: list[int] = []
-
-    def arriving():
-        yield 1
-        deadline = time.monotonic() + 30
-        while not seen and time.monotonic() < deadline:
-            time.sleep(0.01)
-        yield 2 if seen else -1
-
-    got = []
-    for job, result in time_each(arriving()):
-        got.append((job, result))
-        seen.append(job)
-    return got
-
-
-def test_timing_gives_each_result_before_the_jobs_stop_coming():
-    """Timing while verification goes on: a job starts as soon as it arrives, and its result comes back
-    while later jobs have yet to arrive."""
-    pool = LocalPool(TWO_GPUS, workers=2, timers=2)
-    assert results_before_the_last_job(lambda jobs: pool.time_each(lambda j, d: j * 10, jobs)) == [(1, 10), (2, 20)]

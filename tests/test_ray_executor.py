@@ -12,7 +12,6 @@ from kernelgenbench import api, cli
 from kernelgenbench.store import Store
 
 from .test_campaign import _layout
-from .test_local_pool import results_before_the_last_job
 
 needs_ray = pytest.mark.skipif(find_spec("ray") is None, reason="ray is not installed (pip install '.[ray]')")
 
@@ -100,16 +99,3 @@ def test_an_address_nothing_listens_on_fails_at_once():
     assert time.monotonic() - start < 10
     with pytest.raises(ExecutorError, match="not HOST:PORT"):
         check_reachable("nowhere")
-
-
-@needs_ray
-@pytest.mark.ray
-def test_ray_timing_gives_each_result_before_the_jobs_stop_coming(cluster):
-    """Timing while verification goes on: a job is a task as soon as it arrives, and its result comes
-    back while later jobs have yet to arrive."""
-    from kernelgenbench.execute.cluster import RayExecutor
-    from kernelgenbench.platforms import INTERPRETER
-
-    executor = RayExecutor(INTERPRETER)
-    assert results_before_the_last_job(lambda jobs: executor.time_each(_square_and_device, jobs)) == \
-        [(1, (1, None)), (2, (4, None))]

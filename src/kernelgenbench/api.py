@@ -103,8 +103,7 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
-                                     "perf": None, "graph": False, "quick_timing": False, "executor": "local",
-                                     "time_while_verifying": False}
+                                     "perf": None, "graph": False, "quick_timing": False, "executor": "local"}
 EXECUTORS = ("local", "ray")
 
 
@@ -136,7 +135,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
-        time_while_verifying: bool | None = None, on_outcome: Callable[[Outcome], None] | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
@@ -150,8 +149,6 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     `local` (default: sandboxed workers on this machine) or `ray` (Ray tasks on the cluster at
     `address`; see execute/cluster.py). `with_perturbed` adds the perturbed twins of the chosen
     operators (`suite/perturbed`), so the report can show the original-vs-twin gap.
-    `time_while_verifying` starts timing once every candidate left is being verified, beside those
-    (every verification case then holds the GPU shared, so none runs during a measurement).
     """
     try:
         file = load(config) if config is not None else {}
@@ -160,12 +157,11 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timers": timers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf,
              "graph": graph, "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
-             "with_perturbed": with_perturbed, "time_while_verifying": time_while_verifying, **method_options}
+             "with_perturbed": with_perturbed, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timers", "timeout", "concurrency",
-                 "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed",
-                 "time_while_verifying")}
+                 "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -198,8 +194,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
                             name=campaign["name"], fresh=fresh, executor=pool, concurrency=concurrency,
                             extra_config=extra, check=False, on_outcome=on_outcome,
-                            plan=plan, timing=timing, on_timing=on_timing,
-                            time_while_verifying=bool(campaign["time_while_verifying"]))
+                            plan=plan, timing=timing, on_timing=on_timing)
 
 
 def rejudge(db: str | Path, run_ref: str, platform: str, *, name: str | None = None, ops: list[str] | None = None,

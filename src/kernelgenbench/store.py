@@ -376,7 +376,7 @@ class Store:
 
     def busy_wall(self, run_id: int) -> float:
         """Wall seconds during which any job of the run was running, verification or timing: less than
-        the two phases' sum where a campaign timed while it verified."""
+        the two phases' sum where they overlapped (the H200 runs of session L timed while verifying)."""
         return _busy(self._spans("verdicts", run_id) + self._spans("timings", run_id))
 
     def _spans(self, table: str, run_id: int) -> list[tuple[float, float]]:

@@ -16,12 +16,11 @@ import hashlib
 import json
 import math
 import os
-import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from typing import Any, TypeVar
 
@@ -103,11 +102,6 @@ def crowded_out(verdict: Verdict) -> bool:
     return verdict.status in (Status.INFRA_ERROR, Status.TIMEOUT, Status.CRASH)
 
 
-class _Deferred(Exception):
-    """A verification verdict that timing beside it may have caused (out of device memory, a wait for
-    the device): its unit is worked again, the device to verification alone, once timing is done."""
-
-
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
     return Verdict(op=attempt.op, status=Status.COMPILE_ERROR, reason=attempt.origin or "no candidate",
                    layer="bind", seed=run.seed, platform=run.platform)
@@ -127,26 +121,11 @@ class _Campaign:
         self.on_timing = on_timing
         self.judged = 0
         self.generated = 0
-        # with timing while verifying: passed attempts, in the order they pass; None once all are verified
-        self.ready: queue.Queue[Attempt | None] | None = None
-        self.unverified = 0  # units not yet worked through
-        # set once every unit left is under way: timing starts then (see run_campaign)
-        self.tail = threading.Event()
-        self.deferred: list[tuple[Operator, tuple[int, ...]]] = []  # units to verify again once timing is done
 
     def unit(self, op: Operator, samples: tuple[int, ...]) -> None:
-        try:
-            for s in samples:
-                if self.sample(op, s) and self.schedule.early_stop:
-                    return
-        except _Deferred:
-            with self.lock:
-                self.deferred.append((op, samples))
-        finally:
-            with self.lock:
-                self.unverified -= 1
-                if self.unverified <= self.executor.workers:
-                    self.tail.set()
+        for s in samples:
+            if self.sample(op, s) and self.schedule.early_stop:
+                return
 
     def sample(self, op: Operator, s: int) -> bool:
         """Work one sample through its rounds; True once it passes."""
@@ -193,11 +172,7 @@ class _Campaign:
             verdict = _missing_verdict(attempt, self.run)
         else:
             verdict = self.executor.call(self.judge_fn(), self.job(attempt))
-            if self.ready is not None and crowded_out(verdict):
-                raise _Deferred  # the timers beside it may have caused it: not stored, verified again later
         self.store.put_verdict(attempt.id, verdict)
-        if self.ready is not None and verdict.status is Status.PASS:
-            self.ready.put(attempt)
         outcome = Outcome(attempt, verdict.status.value, verdict.reason, verdict)
         self._report(outcome)
         return outcome
@@ -217,27 +192,18 @@ class _Campaign:
         root = self.store.path.parent / f"{self.store.path.name}.triton"
         return str(root / (code_sha(attempt.source_code) or "none"))
 
-    def time_passes(self, timing: TimingConfig, ops: list[Operator], arriving: Iterable[Attempt] | None = None) -> None:
-        """Time every passed attempt of `ops` (`arriving`: those as they pass verification, while it
-        goes on; default: every untimed pass once verification is done, longest first), `timers` per GPU
-        at a time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
+    def time_passes(self, timing: TimingConfig, ops: list[Operator]) -> None:
+        """Time every passed attempt of `ops` after all verification is done, `timers` per GPU at a
+        time, whose measurements take turns (nothing else runs on a GPU while a measurement does).
         A job whose inputs need more than a timer's share of the GPU's memory holds that many timers'
         slots. A job its neighbours may have failed (out of device memory, a stuck neighbour, a
         timeout) is timed again alone before its verdict counts. A run resumed for some operators
         times only those."""
         by_id = {op.id: op for op in ops}
-        if arriving is None:
-            arriving = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
-                                     self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
-        of_job: dict[int, Attempt] = {}
-
-        def jobs() -> Iterator[Job]:
-            for attempt in arriving:
-                if attempt.op in by_id:
-                    job = self.job(attempt)
-                    of_job[id(job)] = attempt
-                    yield job
-
+        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
+                                 self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
+        jobs = [self.job(a) for a in attempts]
+        of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
         memory = device_memory(self.platform)
         share = memory / self.executor.timers if memory else None
 
@@ -245,36 +211,17 @@ class _Campaign:
             return max(1, math.ceil(timing_bytes(by_id[job.op], timing.tiers) / share)) if share else 1
 
         crowded = []
-        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs(), slots):
+        for job, verdict in self.executor.time_each(self.judge_fn(timing), jobs, slots):
             if self.executor.timers > 1 and crowded_out(verdict):
                 crowded.append((job, verdict))
             else:
-                self._timed(of_job.pop(id(job)), verdict)
+                self._timed(of_job[id(job)], verdict)
         first = {id(job): verdict for job, verdict in crowded}
         alone = [job for job, _ in crowded]
         for job, verdict in self.executor.time_each(self.judge_fn(timing), alone, lambda _: self.executor.timers):
             before = first[id(job)]
-            self._timed(of_job.pop(id(job)), replace(verdict, extra=verdict.extra | {
+            self._timed(of_job[id(job)], replace(verdict, extra=verdict.extra | {
                 "timed_alone_after": f"{before.status.value}: {before.reason}"}))
-
-    def arrivals(self) -> Iterator[Attempt]:
-        """The attempts that pass verification, from verification's tail on: those passed by then
-        longest first, then each as it passes, until all are verified."""
-        assert self.ready is not None
-        self.tail.wait()
-        waiting: list[Attempt] = []
-        while True:
-            try:
-                attempt = self.ready.get_nowait()
-            except queue.Empty:
-                break
-            if attempt is None:
-                self.ready.put(None)
-                break
-            waiting.append(attempt)
-        yield from longest_first(waiting, self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
-        while (attempt := self.ready.get()) is not None:
-            yield attempt
 
     def _timed(self, attempt: Attempt, verdict: Verdict) -> None:
         self.store.put_timing(attempt.id, verdict)
@@ -290,54 +237,17 @@ class _Campaign:
                 self.on_outcome(outcome)
 
 
-def _work(campaign: _Campaign, units: list[tuple[Operator, tuple[int, ...]]], concurrency: int) -> None:
-    """Generate and verify `units` (operator, samples) at once, up to the executor's workers."""
-    pool = ThreadPoolExecutor(max(1, concurrency) + campaign.executor.workers, thread_name_prefix="kgb-campaign")
-    futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
-    try:
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        for f in done:
-            if f.exception() is not None and not isinstance(f.exception(), Interrupted):
-                raise f.exception()  # type: ignore[misc]
-    except BaseException:
-        campaign.stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _finish_timing(campaign: _Campaign, timer: ThreadPoolExecutor | None, timed: Future[None] | None) -> None:
-    """Verification is over (or stopped): the timing that went on beside it times what is left, and
-    what it raised is raised here (a stop is no error)."""
-    if timer is None or timed is None or campaign.ready is None:
-        return
-    campaign.tail.set()
-    campaign.ready.put(None)
-    timer.shutdown(wait=True)
-    error = timed.exception()
-    if error is not None and not isinstance(error, Interrupted):
-        raise error
-
-
 def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Platform, *,
                  limits: Limits = Limits(), name: str | None = None, fresh: bool = False,
                  executor: Executor | None = None, plan: Plan | None = None, concurrency: int = 4,
                  extra_config: dict[str, Any] | None = None, check: bool = True,
                  on_outcome: Callable[[Outcome], None] | None = None, timing: TimingConfig | None = None,
-                 on_timing: Callable[[Attempt, Verdict], None] | None = None,
-                 time_while_verifying: bool = False) -> CampaignResult:
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
     """Run (or resume) the campaign `name`; `check` runs the method's own check first. With `timing`,
-    every attempt that passes is then timed against the native baseline: once all are verified, or
-    (`time_while_verifying`) from verification's tail on, once every unit left has a worker, while
-    those go on with every case holding the device shared, so no case runs on it during a
-    measurement. Not from the start: on the H200, timing beside the whole of verification made it
-    2.5 times slower (a measurement waits for every case step under way, and each step for it)."""
+    every attempt that passes is then timed against the native baseline."""
     if check:
         method.check()
     plan = plan or Plan.on(platform)
-    overlap = timing is not None and time_while_verifying
-    if overlap:
-        plan = replace(plan, share_device=True)
     name = name or default_name(method, ops, platform)
     if fresh and store.find_run(name) is not None:
         name = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -349,7 +259,6 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
               **(extra_config or {})}
     if timing is not None:
         config["timing"] = asdict(timing)
-        config["time_while_verifying"] = overlap
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
     before = store.counts(run.id)[1]
     campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
@@ -358,29 +267,20 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
         units = [(op, schedule.samples_of(op.id)) for op in ops]
     else:
         units = [(op, (s,)) for op in ops for s in schedule.samples_of(op.id)]
-    timer = ThreadPoolExecutor(1, thread_name_prefix="kgb-timing") if overlap else None
-    timed = None
-    campaign.unverified = len(units)
-    if len(units) <= executor.workers:
-        campaign.tail.set()
-    if timer is not None and timing is not None:
-        campaign.ready = queue.Queue()
-        for attempt in store.untimed_passes(run.id):  # passed in an earlier call of a resumed run
-            campaign.ready.put(attempt)
-        timed = timer.submit(campaign.time_passes, timing, ops, campaign.arrivals())
+    pool = ThreadPoolExecutor(max(1, concurrency) + executor.workers, thread_name_prefix="kgb-campaign")
+    futures = [pool.submit(campaign.unit, op, samples) for op, samples in units]
     try:
-        _work(campaign, units, concurrency)
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in done:
+            if f.exception() is not None and not isinstance(f.exception(), Interrupted):
+                raise f.exception()  # type: ignore[misc]
     except BaseException:
-        _finish_timing(campaign, timer, timed)
+        campaign.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    if timer is not None:
-        _finish_timing(campaign, timer, timed)
-        campaign.ready = None
-        if campaign.deferred:  # verified again with nothing timed beside them
-            campaign.plan = replace(campaign.plan, share_device=False)
-            _work(campaign, campaign.deferred, concurrency)
+    pool.shutdown(wait=True)
     if timing is not None:
-        campaign.time_passes(timing, ops)  # all of them, or what verification left to time
+        campaign.time_passes(timing, ops)
     store.finish_run(run.id)
     total = store.counts(run.id)[0]
     return CampaignResult(store.find_run(run.id) or run, campaign.judged, before, total, campaign.generated,

@@ -13,9 +13,7 @@ Ray is optional (`pip install 'kernelgenbench[ray]'`) and imported only when thi
 
 from __future__ import annotations
 
-import queue
 import socket
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -104,39 +102,11 @@ class RayExecutor:
 
     def _as_tasks(self, task_of: Callable[[J], Any], fn: Callable[[J, int | None], R],
                   jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-        """Each job a task as soon as `jobs` yields it (it may still be growing: timing while verification
-        goes on); results as they complete."""
-        arrived: queue.Queue[tuple[Any, J] | None] = queue.Queue()
-        problem: list[BaseException] = []
-
-        def feed() -> None:
-            try:
-                for job in jobs:
-                    arrived.put((task_of(job).remote(fn, job), job))
-            except BaseException as e:  # noqa: BLE001 - raised where the results are taken
-                problem.append(e)
-            finally:
-                arrived.put(None)
-
-        threading.Thread(target=feed, name="kgb-ray-feed", daemon=True).start()
-        pending: dict[Any, J] = {}
-        all_fed = False
-        while not all_fed or pending:
-            while not all_fed:  # take what has arrived, waiting for more only when nothing is in flight
-                try:
-                    item = arrived.get(block=not pending)
-                except queue.Empty:
-                    break
-                if item is None:
-                    all_fed = True
-                    if problem:
-                        raise problem[0]
-                else:
-                    pending[item[0]] = item[1]
-            if pending:
-                done, _ = self._ray.wait(list(pending), num_returns=1, timeout=0.5)
-                for ref in done:
-                    yield pending.pop(ref), self._ray.get(ref)
+        pending = {task_of(job).remote(fn, job): job for job in jobs}
+        while pending:
+            done, _ = self._ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                yield pending.pop(ref), self._ray.get(ref)
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
                   slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:

@@ -6,7 +6,7 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Protocol, TypeVar
 
 from ..platforms import Platform
@@ -35,10 +35,10 @@ class Executor(Protocol):
 
     def time_each(self, fn: Callable[[J, int | None], R], jobs: Iterable[J],
                   slots: Callable[[J], int] | None = None) -> Iterator[tuple[J, R]]:
-        """Like map, for timing (after verification, or beside it as `jobs` grows): each device has
-        `timers` timing slots and every device is kept busy. A job holds `slots(job)` of its device's
-        (default one; `timers`: the device to itself, for a job the first pass could not time beside
-        others, or one whose inputs need most of its memory); jobs start in their given order."""
+        """Like map, for timing, once verification is over: each device has `timers` timing slots and
+        every device is kept busy. A job holds `slots(job)` of its device's (default one; `timers`: the
+        device to itself, for a job the first pass could not time beside others, or one whose inputs
+        need most of its memory); jobs start in their given order."""
         ...
 
 
@@ -132,38 +132,13 @@ def _pooled(workers: int, devices: queue.Queue[int | None], fn: Callable[[J, int
 
 
 def _in_threads(workers: int, run: Callable[[int, J], R], jobs: Iterable[J]) -> Iterator[tuple[J, R]]:
-    """run(i, job) for the i-th job, on `workers` threads, started in order as `jobs` yields them (it
-    may still be growing: timing while verification goes on); results as they complete."""
+    """run(i, job) for the i-th job, on `workers` threads, started in order; results as they complete."""
     pool = ThreadPoolExecutor(workers, thread_name_prefix="kgb-judge")
-    finished: queue.Queue[Future[tuple[J, R]] | None] = queue.Queue()
-    fed: list[int] = []
-    problem: list[BaseException] = []
-    stopping = threading.Event()
-
-    def feed() -> None:
-        try:
-            for i, job in enumerate(jobs):
-                pool.submit(lambda i=i, job=job: (job, run(i, job))).add_done_callback(finished.put)
-                fed.append(i)
-        except BaseException as e:  # noqa: BLE001 - raised where the results are taken
-            if not stopping.is_set():  # else the caller stopped early, and the pool takes no more jobs
-                problem.append(e)
-        finally:
-            finished.put(None)
-
-    feeder = threading.Thread(target=feed, name="kgb-feed", daemon=True)
-    feeder.start()
     try:
-        taken, all_fed = 0, False
-        while not all_fed or taken < len(fed):
-            item = finished.get()
-            if item is None:
-                all_fed = True
-                if problem:
-                    raise problem[0]
-                continue
-            taken += 1
-            yield item.result()
+        pending: dict[Future[R], J] = {pool.submit(run, i, job): job for i, job in enumerate(jobs)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield pending.pop(fut), fut.result()
     finally:  # a caller that stops early (Ctrl-C) starts no further job
-        stopping.set()
         pool.shutdown(wait=True, cancel_futures=True)

@@ -108,7 +108,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         "platform": request.platform.name, "seed": request.seed, "sizes": list(request.plan.sizes),
         "public_only": request.plan.public_only, "fail_fast": request.plan.fail_fast,
         "checks": list(request.plan.checks), "unsupported_dtypes": list(request.plan.unsupported_dtypes),
-        "share_device": request.plan.share_device, "memory_limit_bytes": memory,
+        "memory_limit_bytes": memory,
         "timing": None if request.timing is None else asdict(request.timing),
         "spawned_at": time.time(),
     }))

@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
             v = time_candidate(op, candidate, device, seed, config, request["platform"], emit)
         else:
             plan = Plan(tuple(request["sizes"]), request["public_only"], request["fail_fast"], tuple(request["checks"]),
-                        tuple(request.get("unsupported_dtypes", ())), share_device=bool(request.get("share_device")))
+                        tuple(request.get("unsupported_dtypes", ())))
             v = verify(op, candidate, device, seed, plan, request["platform"], emit)
         phases = {"startup_s": ready - request.get("spawned_at", ready), "compile_s": compiled.seconds,
                   "kernels_compiled": compiled.kernels, "work_s": time.time() - ready}

@@ -279,13 +279,9 @@ class CaseRunner:
 
     def __init__(self, op: Operator, binding: Binding, device: str, seed: int, *,
                  monitor: LaunchMonitor | None = None, ghost: bool = False, trace: OpTrace | None = None,
-                 profile: bool = False, hold: Callable[[], AbstractContextManager[Any]] = nullcontext):
+                 profile: bool = False):
         self.op, self.binding, self.device, self.seed = op, binding, device, seed
         self.monitor, self.trace = monitor, trace
-        # around each step of a case that uses the device (inputs and truth, the call and its checks,
-        # the ghost replay, the profile): a shared hold of it beside timing workers, so a measurement
-        # waits for one step of a case, not for a whole case
-        self.hold = hold
         self.ghost = ghost and monitor is not None
         self.profile = profile and monitor is not None and device.startswith("cuda")
         self._profiled: set[str] = set()
@@ -308,53 +304,19 @@ class CaseRunner:
 
         ov = self.op.overload(case.overload)
         try:
-            with self.hold():
-                values = case_inputs(case, self.seed, self.device)
-                expected = self._expected(ov, values)
-                reference, native, scales = expected.reference, expected.native, expected.scales
-                snapshot = clone_values(values)
+            values = case_inputs(case, self.seed, self.device)
+            expected = self._expected(ov, values)
+            reference, native, scales = expected.reference, expected.native, expected.scales
+            snapshot = clone_values(values)
         except Exception as e:  # noqa: BLE001 - a failure before the candidate runs is ours
             return done(Status.INFRA_ERROR, f"reference failed: {type(e).__name__}: {e}", tb=_tail())
-        with self.hold():
-            called = self._call_and_judge(case, ov, values, snapshot, expected, done)
-        if isinstance(called, CaseOutcome):
-            return called
-        outcome, produced, launches = called
-        if self.op.compare == "distribution":
-            with self.hold():
-                problem = self._generator_problem(case, ov, snapshot, produced)
-            if problem:
-                return done(Status.WRONG_RESULT, problem)
-        traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
-        with self.hold():
-            ghost = (self._ghost(case, ov, snapshot, reference, native, scales, launches)
-                     if self.ghost and needs_kernel(self.op, expected) else None)
-        del produced
-        if ghost:
-            return done(Status.HACK_GHOST, f"{ghost} [ghost]. To comply: {RULES['ghost'].comply}",
-                        outcome.result.figures)
-        if traced:
-            return done(Status.HACK_TRACE, traced, outcome.result.figures)
-        if self.profile and ov.name not in self._profiled:
-            self._profiled.add(ov.name)
-            with self.hold():
-                foreign = self._foreign_kernels(case, ov)
-            if foreign:
-                return done(Status.HACK_PROFILE, foreign, outcome.result.figures)
-        return outcome
 
-    def _call_and_judge(self, case: Case, ov: Overload, values: dict[str, Any], snapshot: dict[str, Any],
-                        expected: Expected, done: Callable[..., CaseOutcome]
-                        ) -> CaseOutcome | tuple[CaseOutcome, list[Any], int]:
-        """The candidate's call and the judgement of its outputs: the case's outcome when it ends there,
-        else the passing outcome, the outputs (kept alive: the ghost run must not get their buffers) and
-        the launch count before the call."""
         if self.trace is not None:
             self.trace.forbidden.clear()
         launches = self.monitor.count if self.monitor else 0
         self._seed_defaults(case)
         args, kwargs = ov.split(values)
-        _prime_allocator(expected.native)
+        _prime_allocator(native)
         try:
             with self.binding:
                 result = self.binding.call(ov, args, kwargs)
@@ -373,10 +335,28 @@ class CaseRunner:
             return done(Status.RUNTIME_ERROR, f"{type(e).__name__}: {first}", tb=_tail())
 
         outcome = self._judge(ov, result, values, snapshot, expected, done, case)
-        produced = outputs_of(ov, result, values)
+        produced = outputs_of(ov, result, values)  # kept alive: the ghost run must not get these buffers
         if outcome.result.status is not Status.PASS:
             return outcome
-        return outcome, produced, launches
+        if self.op.compare == "distribution":
+            problem = self._generator_problem(case, ov, snapshot, produced)
+            if problem:
+                return done(Status.WRONG_RESULT, problem)
+        traced = self.trace.describe() if self.trace is not None and self.trace.forbidden else None
+        ghost = (self._ghost(case, ov, snapshot, reference, native, scales, launches)
+                 if self.ghost and needs_kernel(self.op, expected) else None)
+        del produced
+        if ghost:
+            return done(Status.HACK_GHOST, f"{ghost} [ghost]. To comply: {RULES['ghost'].comply}",
+                        outcome.result.figures)
+        if traced:
+            return done(Status.HACK_TRACE, traced, outcome.result.figures)
+        if self.profile and ov.name not in self._profiled:
+            self._profiled.add(ov.name)
+            foreign = self._foreign_kernels(case, ov)
+            if foreign:
+                return done(Status.HACK_PROFILE, foreign, outcome.result.figures)
+        return outcome
 
     def _seed(self, case: Case) -> int:
         return generator_seed(case_seed(self.seed, case))

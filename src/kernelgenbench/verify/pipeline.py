@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import ExitStack, nullcontext, suppress
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +42,6 @@ class Plan:
     checks: tuple[str, ...] = CHECKS
     # dtypes the platform cannot run (its profile's): such cases are counted as unsupported, not run
     unsupported_dtypes: tuple[str, ...] = ()
-    # each step of a case holds the device shared through its gate (verify/device_gate.py), as timing
-    # workers' own work does, so a campaign can time candidates while it still verifies others: no case
-    # then runs on the device during a measurement
-    share_device: bool = False
 
     @classmethod
     def on(cls, platform: Platform, sizes: tuple[Size, ...] | None = None, **options: Any) -> Plan:
@@ -115,10 +111,9 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
             stack.enter_context(monitor.poison_fresh_memory())
         return stack
 
-    gate = _verification_gate(device) if plan.share_device else None
     runner = CaseRunner(op, binding_for(op, functions, device, around, lambda: launcher.inside), device, seed,
                         monitor=monitor, ghost="ghost" in plan.checks, trace=trace,
-                        profile="profile" in plan.checks, hold=gate.shared if gate else nullcontext)
+                        profile="profile" in plan.checks)
     results: list[CaseResult] = []
     first_tb: str | None = None
     for case in cases:
@@ -141,21 +136,6 @@ def verify(op: Operator, path: Path, device: str, seed: int, plan: Plan, platfor
         return verdict(Status.PASS, f"all {len(results)} cases correct{left_out}", cases=tuple(results))
     return verdict(first.status, first.reason, failing_case=first.case, cases=tuple(results), traceback=first_tb,
                    layer=LAYER_OF.get(first.status, "correctness"))
-
-
-def _verification_gate(device: str) -> DeviceGate:
-    """The device's gate for a verification worker, which lets go of it while Triton compiles. A hold
-    ends with the device idle, unless a case's fault killed this process's device context: then nothing
-    of ours can run on, and the case's own verdict (a crash) says what happened."""
-
-    def idle() -> None:
-        if device.startswith("cuda"):
-            with suppress(RuntimeError):
-                torch.cuda.synchronize()
-
-    gate = DeviceGate(gate_path(device), idle=idle)
-    compile_outside(gate)
-    return gate
 
 
 def time_candidate(op: Operator, path: Path, device: str, seed: int, config: TimingConfig, platform: str,
