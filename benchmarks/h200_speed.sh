@@ -4,7 +4,8 @@
 # step resumes from it); the store and everything written go to OUTDIR/results.tgz at the end
 # (a device call brings back only a few files). After every call run `bash benchmarks/take_results.sh
 # FILES_AT` before the next: carrying it sends this machine's store, not the one the last call wrote
-# (carry the file, not runs/: the unpacked results of earlier calls there outgrow what a call takes).
+# (carry the file, not runs/: the unpacked results of earlier calls there outgrow what a call takes;
+# a call carries at most 64 MiB, so carry a copy with only the runs it needs: benchmarks/slim_store.py).
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
 #             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again;
 #             KGB_TIMERS: timing jobs at once on the GPU, default 4)
@@ -32,7 +33,10 @@
 # Usage: bash benchmarks/h200_speed.sh OUTDIR STEP...   (KGB_BUDGET: seconds for the whole script, set-up
 # and packing included, default 540; keep it 30 s under the call's limit. A step that would overrun is
 # cut (45 s are kept for cutting it and packing), the rest skipped, and the results still packed:
-# session G lost a whole call's results to a budget of 578 s in a 600-s call, the set-up uncounted)
+# session G lost a whole call's results to a budget of 578 s in a 600-s call, the set-up uncounted.
+# The call's limit is the smaller of its timeout and the device time left once a cold machine has
+# started: session L's last call got 454 s of a 554-s balance, ran on a budget of 570 and lost it all.
+# Read `status` first and take KGB_BUDGET from the lesser)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dest=${1:?usage: h200_speed.sh OUTDIR STEP...}
@@ -45,8 +49,7 @@ py=$(bash scripts/setup.sh)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$out/nvidia-smi.csv" 2>&1
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
-perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call;
-# KGB_OVERLAP=1: time the passes from verification's tail on, beside its last cases)
+perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
@@ -77,8 +80,8 @@ PY
           fi
           $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
-            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} \
-            ${KGB_OVERLAP:+--time-while-verifying} 2>&1 | tee -a "$out/run1.log" ;;
+            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 \
+            | tee -a "$out/run1.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) # every cheat, not the daily sample; the interpreter-only variants (without the static scan)
             # cannot run there: the device's numpy (2.5) is too new for Triton 3.6's interpreter

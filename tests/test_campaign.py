@@ -236,3 +236,32 @@ def test_the_throughput_benchmarks_mixed_set_is_judged_one_way_each(tmp_path):
         statuses = [r.status for r in sorted(store.rows(result.run.id), key=lambda r: r.sample)]
     assert statuses == ["pass", "compile_error", "runtime_error", "wrong_result", "wrong_result"]
 
+
+def test_a_slim_store_keeps_only_the_named_runs_whole(tmp_path):
+    """benchmarks/slim_store.py: the store carried to the device keeps the named runs with their
+    verdicts and timings, drops the rest, and leaves the full store as it was."""
+    import subprocess
+
+    from kernelgenbench.verify.verdict import Status, Verdict
+
+    full = tmp_path / "full.db"
+    with Store(full) as store:
+        for name in ("kept", "dropped"):
+            run = store.open_run(name, "reference", {}, "cuda", {}, 1)
+            attempt = store.add_attempt(run.id, "aten::add", "reference", "x")
+            store.put_verdict(attempt, Verdict("aten::add", Status.PASS, "ok", seconds=1.0))
+            store.put_timing(attempt, Verdict("aten::add", Status.PASS, "ok", seconds=2.0))
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "benchmarks/slim_store.py", str(full), str(tmp_path / "slim.db"),
+                          "--runs", "kept"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with Store(tmp_path / "slim.db") as slim:
+        assert [r.name for r in slim.runs()] == ["kept"]
+        (row,) = slim.rows(slim.find_run("kept").id)
+        assert row.status == "pass"
+        assert slim.timing(slim.attempts(slim.find_run("kept").id)[0].id) is not None
+    with Store(full) as store:
+        assert sorted(r.name for r in store.runs()) == ["dropped", "kept"]
+    missing = subprocess.run([sys.executable, "benchmarks/slim_store.py", str(full), str(tmp_path / "x.db"),
+                             "--runs", "nowhere"], cwd=root, capture_output=True, text=True)
+    assert missing.returncode != 0 and missing.stderr.strip() == f"error: no run nowhere in {full}"
