@@ -239,8 +239,11 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         rows, totals = [], {"startup": 0.0, "compile": 0.0, "correctness": 0.0, "timing": 0.0}
         cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
         outside: dict[str, float] = {}  # the timing workers' seconds by part (clock set-up, loading, cases)
+        twins = 0  # identical samples, which take their twin's timing: no work of their own
         for a in store.attempts(run.id):
             v, t = store.verdict(a.id), store.timing(a.id)
+            if t is not None and "same_code_as" in t.extra:
+                twins, t = twins + 1, None
             for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
                 for phase, x in (c.get("phases_s") or {}).items():
                     cases[phase] = cases.get(phase, 0.0) + x
@@ -282,11 +285,12 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
     overlap = ", timing while verifying" if run.config.get("time_while_verifying") else ""  # session L's runs
     n_ops = len({r[0] for r in rows})  # a mixed set judges several candidates per operator
-    judged = f"{len(rows)} operators" if n_ops == len(rows) else f"{len(rows)} candidates of {n_ops} operators"
+    judged = f"{len(rows)} operators" if n_ops == len(rows) else f"{len(rows)} candidates of {n_ops} operator{'s' * (n_ops != 1)}"
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once{overlap}): "
                f"verification {verify_wall or 0:.0f} s for {judged}, "
                f"timing {timing_wall or 0:.0f} s for {timed}"
+               + (f" ({twins} of them identical to another sample, timed once)" if twins else "")
                + (f" (passed but not timed: {', '.join(untimed[:10])}{' ...' if len(untimed) > 10 else ''})"
                   if untimed else "") + "; "
                f"worker seconds: start-up {totals['startup']:.0f}, Triton compilation {totals['compile']:.0f}, "

@@ -265,3 +265,48 @@ def test_a_slim_store_keeps_only_the_named_runs_whole(tmp_path):
     missing = subprocess.run([sys.executable, "benchmarks/slim_store.py", str(full), str(tmp_path / "x.db"),
                              "--runs", "nowhere"], cwd=root, capture_output=True, text=True)
     assert missing.returncode != 0 and missing.stderr.strip() == f"error: no run nowhere in {full}"
+
+
+def test_identical_samples_are_timed_once_and_share_that_timing(tmp_path):
+    """pass@k without early stopping, or the throughput benchmark's mixed set, judges the same source
+    text more than once: it is timed once, and its twins take that timing (marked `same_code_as`),
+    also when the run resumes after its twin was timed."""
+    from kernelgenbench import methods
+    from kernelgenbench.execute import LocalPool, run_campaign
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+
+    class Counting(LocalPool):
+        timed: list[str] = []
+
+        def time_each(self, fn, jobs, slots=None):
+            jobs = list(jobs)
+            self.timed.extend(job.op for job in jobs)
+            return super().time_each(fn, jobs, slots)
+
+    root = tmp_path / "cands"
+    (root / "aten" / "silu").mkdir(parents=True)
+    for name, stem in (("0-good", "silu_good"), ("1-same", "silu_good"), ("2-broken", "silu_syntax_error")):
+        shutil.copy(CANDIDATES / f"{stem}.py", root / "aten" / "silu" / f"{name}.py")
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+
+    def campaign(store, pool):
+        return run_campaign(store, methods.create("files", dir=str(root)), [registry.get("aten::silu")], INTERPRETER,
+                            name="twins", plan=Plan(("small",)), timing=quick, executor=pool).run
+
+    with Store(tmp_path / "k.db") as store:
+        run = campaign(store, Counting(INTERPRETER))
+        assert Counting.timed == ["aten::silu"]
+        rows = sorted(store.rows(run.id), key=lambda r: r.sample)
+        assert [r.status for r in rows] == ["pass", "pass", "compile_error"]
+        assert rows[0].speedup > 0 and rows[1].speedup == rows[0].speedup
+        first, same = sorted((store.find_attempt(run.id, "aten::silu", s, 0) for s in (0, 1)),
+                             key=lambda a: "same_code_as" in store.timing(a.id).extra)
+        assert "same_code_as" not in store.timing(first.id).extra  # one was measured, the other took it
+        assert store.timing(same.id).extra["same_code_as"] == first.id
+        store.db.execute("DELETE FROM timings WHERE attempt_id=?", (same.id,))  # cut before the twin was stored
+        Counting.timed.clear()
+        campaign(store, Counting(INTERPRETER))
+        assert Counting.timed == [] and store.timing(same.id).extra["same_code_as"] == first.id

@@ -258,7 +258,9 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         colour = "green" if v.passed else "red"
         speedup = operator_speedup(v)
         figure = f"{speedup:.3f}x over {len(v.cases)} perf cases" if speedup is not None else escape(v.reason)
-        out.print(f"  timed {attempt.op}: [{colour}]{v.status.value}[/{colour}]: {figure} ({v.seconds:.1f} s)")
+        took = (f"sample {attempt.sample}: the same code as attempt {v.extra['same_code_as']}, timed once"
+                if "same_code_as" in v.extra else f"{v.seconds:.1f} s")
+        out.print(f"  timed {attempt.op}: [{colour}]{v.status.value}[/{colour}]: {figure} ({took})")
 
     result = api.run(method, config=config, dir=dir, ops=_ops_list(ops), source=source, db=db, device=device,
                      name=name, fresh=fresh, workers=workers, timers=timers, timeout_s=timeout, concurrency=concurrency,

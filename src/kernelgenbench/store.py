@@ -350,6 +350,14 @@ class Store:
         row = self._one("SELECT detail FROM timings WHERE attempt_id=?", (attempt_id,))
         return Verdict.from_dict(json.loads(row[0])) if row else None
 
+    def timed_twin(self, run_id: int, op: str, source_code: str | None) -> tuple[int, Verdict] | None:
+        """An attempt of the run with the same operator and source text that has been timed, with its
+        timing: an identical sample needs no measurement of its own."""
+        row = self._one("SELECT a.id, t.detail FROM attempts a JOIN timings t ON t.attempt_id = a.id "
+                        "WHERE a.run_id=? AND a.op=? AND a.code_sha=? ORDER BY a.id LIMIT 1",
+                        (run_id, op, code_sha(source_code)))
+        return (row[0], Verdict.from_dict(json.loads(row[1]))) if row else None
+
     def last_activity(self, run_id: int) -> float | None:
         """When the run's last verdict or timing was stored."""
         row = self._one("SELECT MAX(x) FROM (SELECT v.created AS x FROM verdicts v JOIN attempts a "

@@ -102,6 +102,11 @@ def crowded_out(verdict: Verdict) -> bool:
     return verdict.status in (Status.INFRA_ERROR, Status.TIMEOUT, Status.CRASH)
 
 
+def _same_code_as(attempt_id: int, verdict: Verdict) -> Verdict:
+    """The timing of attempt `attempt_id`, for an attempt with the same operator and source text."""
+    return replace(verdict, extra=verdict.extra | {"same_code_as": verdict.extra.get("same_code_as", attempt_id)})
+
+
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
     return Verdict(op=attempt.op, status=Status.COMPILE_ERROR, reason=attempt.origin or "no candidate",
                    layer="bind", seed=run.seed, platform=run.platform)
@@ -198,10 +203,23 @@ class _Campaign:
         A job whose inputs need more than a timer's share of the GPU's memory holds that many timers'
         slots. A job its neighbours may have failed (out of device memory, a stuck neighbour, a
         timeout) is timed again alone before its verdict counts. A run resumed for some operators
-        times only those."""
+        times only those. Identical samples (same operator, same source text) are timed once: the
+        others take that timing, marked `same_code_as`."""
         by_id = {op.id: op for op in ops}
-        attempts = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
-                                 self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
+        untimed = longest_first([a for a in self.store.untimed_passes(self.run.id) if a.op in by_id],
+                                self.store.past_seconds(self.platform.name, "timing"), lambda a: a.op)
+        attempts: list[Attempt] = []
+        leader: dict[tuple[str, str | None], Attempt] = {}
+        twins: dict[int, list[Attempt]] = {}  # an attempt timed for itself: the identical ones that take its timing
+        for a in untimed:
+            key = (a.op, code_sha(a.source_code))
+            if key in leader:
+                twins[leader[key].id].append(a)
+            elif (earlier := self.store.timed_twin(self.run.id, a.op, a.source_code)) is not None:
+                self._timed(a, _same_code_as(*earlier))  # its twin was timed in an earlier call
+            else:
+                leader[key], twins[a.id] = a, []
+                attempts.append(a)
         jobs = [self.job(a) for a in attempts]
         of_job = {id(job): attempt for job, attempt in zip(jobs, attempts)}
         memory = device_memory(self.platform)
@@ -215,18 +233,24 @@ class _Campaign:
             if self.executor.timers > 1 and crowded_out(verdict):
                 crowded.append((job, verdict))
             else:
-                self._timed(of_job[id(job)], verdict)
+                attempt = of_job[id(job)]
+                self._timed(attempt, verdict, twins[attempt.id])
         first = {id(job): verdict for job, verdict in crowded}
         alone = [job for job, _ in crowded]
         for job, verdict in self.executor.time_each(self.judge_fn(timing), alone, lambda _: self.executor.timers):
             before = first[id(job)]
-            self._timed(of_job[id(job)], replace(verdict, extra=verdict.extra | {
-                "timed_alone_after": f"{before.status.value}: {before.reason}"}))
+            attempt = of_job[id(job)]
+            self._timed(attempt, replace(verdict, extra=verdict.extra | {
+                "timed_alone_after": f"{before.status.value}: {before.reason}"}), twins[attempt.id])
 
-    def _timed(self, attempt: Attempt, verdict: Verdict) -> None:
-        self.store.put_timing(attempt.id, verdict)
+    def _timed(self, attempt: Attempt, verdict: Verdict, twins: list[Attempt] | None = None) -> None:
+        """Store `attempt`'s timing and its identical twins' copies of it, then stop if asked to."""
+        timed = [(attempt, verdict)] + [(t, _same_code_as(attempt.id, verdict)) for t in twins or []]
+        for a, v in timed:
+            self.store.put_timing(a.id, v)
         if self.on_timing:
-            self.on_timing(attempt, verdict)
+            for a, v in timed:
+                self.on_timing(a, v)
         if self.stop.is_set():
             raise Interrupted
 
