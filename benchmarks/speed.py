@@ -285,7 +285,8 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
     gpu_s = (timing_wall or 0.0) * max(int(run.environment.get("device_count") or 1), 1)
     overlap = ", timing while verifying" if run.config.get("time_while_verifying") else ""  # session L's runs
     n_ops = len({r[0] for r in rows})  # a mixed set judges several candidates per operator
-    judged = f"{len(rows)} operators" if n_ops == len(rows) else f"{len(rows)} candidates of {n_ops} operator{'s' * (n_ops != 1)}"
+    judged = (f"{len(rows)} operators" if n_ops == len(rows)
+              else f"{len(rows)} candidates of {n_ops} operator{'s' * (n_ops != 1)}")
     summary = (f"run `{run_name}`{state} took {wall:.0f} s of wall time ({run.config.get('workers', '?')} workers, "
                f"{run.config.get('timers', 1)} timing jobs at once{overlap}): "
                f"verification {verify_wall or 0:.0f} s for {judged}, "
