@@ -310,3 +310,23 @@ def test_identical_samples_are_timed_once_and_share_that_timing(tmp_path):
         Counting.timed.clear()
         campaign(store, Counting(INTERPRETER))
         assert Counting.timed == [] and store.timing(same.id).extra["same_code_as"] == first.id
+
+
+def test_fail_fast_gives_the_same_verdicts_from_fewer_cases(tmp_path):
+    """`fail_fast`: a failing candidate is judged only up to its first failing case, whose status,
+    reason and case decide the verdict anyway; a passing one runs every case."""
+    root = _layout(tmp_path, {"silu": "silu_good", "softmax": "softmax_zeros"})
+    verdicts = {}
+    for fast in (False, True):
+        result = api.run("files", dir=str(root), ops=["silu", "softmax"], db=tmp_path / f"{fast}.db", device="cpu",
+                         tiers=["small"], fail_fast=fast)
+        with Store(tmp_path / f"{fast}.db") as store:
+            verdicts[fast] = {r.op: r for r in store.rows(result.run.id)}
+            assert store.find_run(result.run.id).config["fail_fast"] is fast
+    full, fast = verdicts[False], verdicts[True]
+    for op in ("aten::silu", "aten::softmax"):
+        assert (fast[op].status, fast[op].reason, fast[op].failing_case) == \
+            (full[op].status, full[op].reason, full[op].failing_case)
+    assert fast["aten::silu"].n_cases == full["aten::silu"].n_cases
+    assert fast["aten::softmax"].status == "wrong_result"
+    assert fast["aten::softmax"].n_cases < full["aten::softmax"].n_cases

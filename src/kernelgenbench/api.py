@@ -103,7 +103,8 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
-                                     "perf": None, "graph": False, "quick_timing": False, "executor": "local"}
+                                     "perf": None, "graph": False, "quick_timing": False, "executor": "local",
+                                     "fail_fast": False}
 EXECUTORS = ("local", "ray")
 
 
@@ -135,7 +136,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
-        on_outcome: Callable[[Outcome], None] | None = None,
+        fail_fast: bool | None = None, on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
@@ -148,7 +149,10 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     `tiers` picks the correctness size tiers (default: all the platform affords). `executor` is
     `local` (default: sandboxed workers on this machine) or `ray` (Ray tasks on the cluster at
     `address`; see execute/cluster.py). `with_perturbed` adds the perturbed twins of the chosen
-    operators (`suite/perturbed`), so the report can show the original-vs-twin gap.
+    operators (`suite/perturbed`), so the report can show the original-vs-twin gap. `fail_fast`
+    stops judging a candidate at its first failing case: the same status, reason and failing case
+    (the first failure decides them anyway), without the later cases' results, so a campaign of
+    mostly failing candidates is judged faster.
     """
     try:
         file = load(config) if config is not None else {}
@@ -157,11 +161,12 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timers": timers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf,
              "graph": graph, "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
-             "with_perturbed": with_perturbed, **method_options}
+             "with_perturbed": with_perturbed, "fail_fast": fail_fast, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timers", "timeout", "concurrency",
-                 "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed")}
+                 "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed",
+                 "fail_fast")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -180,7 +185,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         chosen = chosen + twins
     m = methods.create(campaign["method"], **options)
     platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
-    plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes))
+    plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes), fail_fast=bool(campaign["fail_fast"]))
     timing = None
     if campaign["perf"]:
         base = TimingConfig.quick() if campaign["quick_timing"] else TimingConfig()

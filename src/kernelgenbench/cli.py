@@ -240,7 +240,9 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
         tiers: Optional[str] = typer.Option(None, help="correctness size tiers, e.g. small,large (default: "
                                             "all the platform affords)"),
         with_perturbed: Optional[bool] = typer.Option(None, "--with-perturbed", help="also run the perturbed "
-                                                      "twins of the chosen operators (the report shows the gap)")
+                                                      "twins of the chosen operators (the report shows the gap)"),
+        fail_fast: Optional[bool] = typer.Option(None, "--fail-fast", help="stop judging a candidate at its first "
+                                                 "failing case (same verdict, fewer case results)")
         ) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
@@ -268,8 +270,8 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      temperature=temperature, top_p=top_p, max_tokens=max_tokens, request_timeout=request_timeout,
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
                      perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
-                     executor=executor, address=address, with_perturbed=with_perturbed, on_outcome=progress,
-                     on_timing=timed)
+                     executor=executor, address=address, with_perturbed=with_perturbed, fail_fast=fail_fast,
+                     on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "

@@ -278,6 +278,7 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
     schedule = method.schedule()
     executor = executor or LocalPool(platform)
     config = {"method": method.name, **method.config(), "ops": [o.id for o in ops], "sizes": list(plan.sizes),
+              "fail_fast": plan.fail_fast,
               "timeout_s": limits.timeout_s, "samples": schedule.samples, "rounds": schedule.rounds,
               "early_stop": schedule.early_stop, "workers": executor.workers, "timers": executor.timers,
               **(extra_config or {})}
