@@ -240,8 +240,13 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
         outside: dict[str, float] = {}  # the timing workers' seconds by part (clock set-up, loading, cases)
         twins = 0  # identical samples, which take their twin's timing: no work of their own
+        timed = 0
+        untimed = []  # passed but never timed: a run cut before the end says which operators its figure leaves out
         for a in store.attempts(run.id):
             v, t = store.verdict(a.id), store.timing(a.id)
+            timed += t is not None
+            if t is None and v is not None and v.status.value == "pass":
+                untimed.append(a.op)
             if t is not None and "same_code_as" in t.extra:
                 twins, t = twins + 1, None
             for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
@@ -272,10 +277,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         # the jobs' busy time: a run resumed in a later device call leaves out the pause between, and one
         # that timed while it verified counts the time both phases ran once
         wall = min((run.finished or last or run.created) - run.created, store.busy_wall(run.id))
-        timed = sum(1 for a in store.attempts(run.id) if store.timing(a.id) is not None)
-        # passed but never timed: a run cut before the end says which operators its figure leaves out
-        untimed = sorted(a.op for a in store.attempts(run.id)
-                         if store.timing(a.id) is None and (v := store.verdict(a.id)) and v.status.value == "pass")
+        untimed.sort()
     work = sum(totals.values())
     state = "" if run.finished else " (unfinished: up to its last stored verdict)"
     # The GPUs' share of the timing phase: held alone by a measured section, and held shared by the
