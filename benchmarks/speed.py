@@ -239,6 +239,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         rows, totals = [], {"startup": 0.0, "compile": 0.0, "correctness": 0.0, "timing": 0.0}
         cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
         outside: dict[str, float] = {}  # the timing workers' seconds by part (clock set-up, loading, cases)
+        rounds: list[int] = []  # samples a side per timed case (sampling may stop once both medians are precise)
         twins = 0  # identical samples, which take their twin's timing: no work of their own
         timed = 0
         untimed = []  # passed but never timed: a run cut before the end says which operators its figure leaves out
@@ -250,6 +251,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
             if t is not None and "same_code_as" in t.extra:
                 twins, t = twins + 1, None
             for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
+                rounds.append(c["candidate"]["n"])
                 for phase, x in (c.get("phases_s") or {}).items():
                     cases[phase] = cases.get(phase, 0.0) + x
             p = (v.extra.get("phases") if v else None) or {}
@@ -300,6 +302,8 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
                   if cases else "")
+               + (f"; samples a side per case: mean {statistics.mean(rounds):.0f}, median "
+                  f"{statistics.median(rounds):.0f} over {len(rounds)} cases" if rounds else "")
                + (f"; the timing workers' seconds: {', '.join(f'{k} {x:.0f}' for k, x in outside.items())}"
                   if outside else "")
                + (f"; the GPUs held alone by measurements {alone:.0f} s of {gpu_s:.0f} ({alone / gpu_s:.0%}), "
@@ -312,6 +316,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                                                     "timing_wall_s": timing_wall, "timed": timed,
                                                     "untimed": untimed,
                                                     "totals_s": totals, "timed_cases_s": cases,
+                                                    "samples_per_side": rounds,
                                                     "timing_workers_s": outside,
                                                     "gpu_alone_s": alone, "gpu_shared_timer_s": shared,
                                                    "run": run_name},

@@ -191,6 +191,30 @@ def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
     assert counts[0.0][1] >= 10 and counts[0.0][0] == 1 + 2 * 3 + 3 + counts[0.0][1] + 5 + 1
 
 
+@pytest.mark.parametrize(("scatter", "rounds"), [(0.001, 40), (0.015, 60), (0.2, 100)])
+def test_sampling_stops_once_both_medians_are_precise_and_a_scattered_case_samples_on(scatter, rounds):
+    """Samples scattered 0.1% stop at the first chance (40 rounds), 1.5% at the next (60); 20% run all 100."""
+    import random
+
+    from kernelgenbench.verify.clock import HostClock, Sample
+
+    class ScatterClock(HostClock):
+        def __init__(self):
+            self.side, self.draw = "baseline", random.Random(7)
+
+        def measure(self, fn):
+            self.side = "baseline"
+            out = fn()
+            centre = 50.0 if self.side == "candidate" else 80.0
+            return Sample(centre * (1 + scatter * (2 * self.draw.random() - 1)), 0.0), out
+
+    config = TimingConfig(min_samples=100, min_seconds=1e6, max_samples=1000, input_sets=2, warmup=1,
+                          wall_samples=1, tiers=("small",))
+    timed = _timed_marking(ScatterClock(), config)
+    assert timed.candidate.n == timed.baseline.n == rounds
+    assert timed.speedup == pytest.approx(80 / 50, rel=scatter)
+
+
 def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_alone(tmp_path):
     """A case's preparation and checks take the device step by step, shared (a waiting measurement
     waits for the step under way, not for a whole case's preparation), and its samples alone."""
