@@ -5,7 +5,9 @@ DIR/SOURCE/NAME/ (the files method judges a folder as the operator's samples):
   0-reference.py  the shipped solution: passes, then is timed
   1-truncated.py  its first half: a broken file (compile_error)
   2-raises.py     its entry points replaced by ones that raise (runtime_error)
-  3-zeroed.py     its outputs zeroed after the call (wrong_result)
+  3-zeroed.py     its outputs zeroed after the call (wrong_result); where every output is reached
+                  through a pointer array (cuBLAS's batched routines), which the call cannot zero
+                  without the matrices' sizes, the call not made at all
   4-...           a cheat of the corpus (tests/cheats) for the operator, else the solution again
                   (a second honest sample, as pass@k draws)
 
@@ -59,6 +61,14 @@ def _zeroed(fn, writes):
 '''
 
 
+SKIPPED = '''
+
+def _skipped(*args, **kwargs):
+    return None  # nothing computed: the outputs keep what they held
+
+'''
+
+
 def _cheat_for(op_id: str) -> Path | None:
     from tests.corpus import header  # the corpus's own header reader
 
@@ -69,6 +79,18 @@ def _written(ov: Overload) -> list[tuple[int, str]]:
     """Each written argument's position as the harness passes it (keyword-only ones: past the end)."""
     positional = [p.name for p in ov.params if not p.kw_only and not p.via]
     return [(positional.index(n) if n in positional else len(ov.params), n) for n in ov.writes]
+
+
+def _through_pointers(ov: Overload) -> bool:
+    """Whether every output is reached only through a pointer array (a pool of matrices)."""
+    via = {p.name for p in ov.params if p.via}
+    return bool(ov.writes) and set(ov.writes) <= via
+
+
+def _broken_outputs(ov: Overload) -> str:
+    if _through_pointers(ov):
+        return f"{ov.func_name} = _skipped\n"
+    return f"{ov.func_name} = _zeroed({ov.func_name}, {_written(ov)!r})\n"
 
 
 def write_set(op: Operator, out: Path) -> list[Path]:
@@ -82,8 +104,7 @@ def write_set(op: Operator, out: Path) -> list[Path]:
         "0-reference.py": reference,
         "1-truncated.py": "".join(lines[: len(lines) // 2]),
         "2-raises.py": reference + RAISES + "".join(f"{n} = _gives_up\n" for n in names),
-        "3-zeroed.py": reference + ZEROED + "".join(f"{ov.func_name} = _zeroed({ov.func_name}, {_written(ov)!r})\n"
-                                                     for ov in op.overloads),
+        "3-zeroed.py": reference + ZEROED + SKIPPED + "".join(_broken_outputs(ov) for ov in op.overloads),
         f"4-{cheat.stem if cheat else 'reference-again'}.py": cheat.read_text() if cheat else reference,
     }
     written = []
