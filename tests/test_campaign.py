@@ -335,3 +335,38 @@ def test_fail_fast_gives_the_same_verdicts_from_fewer_cases(tmp_path):
     assert fast["aten::silu"].n_cases == full["aten::silu"].n_cases
     assert fast["aten::softmax"].status == "wrong_result"
     assert fast["aten::softmax"].n_cases < full["aten::softmax"].n_cases
+
+
+def test_a_candidates_compiled_kernels_outlive_its_worker_with_the_default_relative_store(tmp_path, monkeypatch):
+    """Verification and timing of a candidate (and later runs of the same source text) share one
+    Triton cache beside the store. Each worker runs in a folder of its own that is deleted after
+    it: a relative cache path (the default store is `kgbench.db`) landed in there, and on the H200
+    a second run of the same 16 solutions compiled all 57 of aten::mm's kernels again."""
+    from kernelgenbench.execute import run_campaign
+    from kernelgenbench.methods import create
+    from kernelgenbench.platforms import INTERPRETER
+    from kernelgenbench.sandbox import runner
+    from kernelgenbench.suite import registry
+    from kernelgenbench.verify.pipeline import Plan
+    from kernelgenbench.verify.timing import TimingConfig
+
+    root = _layout(tmp_path, {"silu": "silu_good"})
+    caches = []
+    real = runner.worker_env
+
+    def recording(platform, workdir, device_index, extra=None, triton_cache=None):
+        env = real(platform, workdir, device_index, extra, triton_cache)
+        caches.append((env["TRITON_CACHE_DIR"], workdir))
+        return env
+
+    monkeypatch.setattr(runner, "worker_env", recording)
+    monkeypatch.chdir(tmp_path)
+    quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
+    with Store("k.db") as store:
+        run_campaign(store, create("files", dir=str(root)), [registry.get("aten::silu")], INTERPRETER,
+                     name="cache", plan=Plan(("small",)), timing=quick)
+    assert len(caches) == 2  # its verification, then its timing
+    (verify_cache, verify_dir), (timing_cache, timing_dir) = caches
+    assert verify_cache == timing_cache
+    assert Path(verify_cache).is_absolute() and Path(verify_cache).parent == tmp_path / "k.db.triton"
+    assert Path(verify_cache).is_dir() and not verify_dir.exists() and not timing_dir.exists()

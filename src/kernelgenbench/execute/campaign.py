@@ -193,8 +193,11 @@ class _Campaign:
         return functools.partial(judge_job, self.platform, self.run.seed, self.plan, self.limits, extra_env, timing)
 
     def triton_cache(self, attempt: Attempt) -> str:
-        """One compiled-kernel cache per source text, beside the store."""
-        root = self.store.path.parent / f"{self.store.path.name}.triton"
+        """One compiled-kernel cache per source text, beside the store. Absolute: a worker runs in a
+        folder of its own, where a relative one (the default store, `kgbench.db`, or `--db runs/x.db`)
+        landed and was deleted with it, so no run ever reused a kernel its verification compiled."""
+        store = self.store.path.absolute()
+        root = store.parent / f"{store.name}.triton"
         return str(root / (code_sha(attempt.source_code) or "none"))
 
     def time_passes(self, timing: TimingConfig, ops: list[Operator]) -> None:
