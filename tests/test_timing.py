@@ -51,6 +51,17 @@ def test_a_floor_the_native_library_beats_is_an_overcount_and_never_held_against
     assert timing(100.0, 1.0, floor=20.0).beyond_floor
 
 
+def test_a_floor_the_native_library_is_under_bounds_no_candidate_below_the_librarys_own_time():
+    """Measured on the H200 (run h200-slice16h): a bandwidth probe 10% low put Dgemv's floor at 561 us;
+    libcublas took 515 us and the shipped kernel 516 us, counted 0.917x where the other runs gave
+    0.996x. Under the floor, the library's own time is the bound: level with it counts as level,
+    and a candidate that beats both is still flagged and counts no more than 1x."""
+    level = timing(514.6, 516.4, floor=561.4)
+    assert level.floor_applies and level.counted_speedup == level.speedup == 514.6 / 516.4
+    skips_half = timing(52.0, 26.0, floor=52.3)  # aten::add's library runs right at the copy bandwidth
+    assert skips_half.beyond_floor and skips_half.counted_speedup == 1.0
+
+
 def test_stored_timings_are_read_by_todays_floor_rule(tmp_path):
     """The report derives speed-ups from the stored case measurements, so a run timed under the old
     rule (its figures as the H200 stored them) reads right without re-timing."""
