@@ -37,6 +37,9 @@ def kgbench(*args: str, cwd=None) -> subprocess.CompletedProcess:
     (["run", "--ops", "silu", "--device", "cpu", "--tiers", "huge", "--db", "/tmp/kgb-never.db"],
      "unknown size tier 'huge'"),
     (["ops", "--source", "xla"], "unknown source 'xla'"),
+    (["report", "--run", "x"], "No such option: --run (Possible options: --out, --runs) (see `kgbench report --help`)"),
+    (["rport"], "No such command 'rport'"),
+    (["run", "--workers", "many"], "Invalid value for '--workers'"),
 ])
 def test_user_errors_are_one_line(args, message, monkeypatch, capsys):
     """In this process (a fresh interpreter per case cost 5 s of CI each); the next test crosses a

@@ -370,17 +370,24 @@ def audit(ops: Optional[str] = typer.Option(None, help="comma-separated operator
     raise typer.Exit(1 if bad else 0)
 
 
-def _is_click_error(e: Exception) -> bool:
-    try:
-        from click import ClickException
-    except ImportError:
-        from typer._click.exceptions import ClickException  # type: ignore[no-redef]
-    return isinstance(e, ClickException)
+def _click_errors() -> tuple[type[Exception], ...]:
+    """Click's own errors (an unknown option or command, a bad value), from typer's copy of click
+    (0.29 on) and from click itself: with click installed beside typer 0.29 (ray brings it), only
+    click's was caught, and `kgbench report --run X` ended in a traceback."""
+    import importlib
+
+    found = []
+    for module in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            found.append(importlib.import_module(module).ClickException)
+        except ImportError:
+            continue
+    return tuple(found)
 
 
 def main() -> None:
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="kgbench")
     except USER_ERRORS as e:
         err.print(f"error: {e}")
         sys.exit(2)
@@ -389,11 +396,11 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         err.print("aborted")
         sys.exit(130)
-    except Exception as e:  # click's own usage errors (typer vendors click from 0.29 on)
-        if _is_click_error(e):
-            e.show()  # type: ignore[attr-defined]
-            sys.exit(e.exit_code)  # type: ignore[attr-defined]
-        raise
+    except _click_errors() as e:
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        err.print(escape(f"error: {e.format_message()}{hint}"))  # type: ignore[attr-defined]
+        sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 
 
