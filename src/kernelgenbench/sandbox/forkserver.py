@@ -41,10 +41,9 @@ PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.v
 # Imported by the first ATen operator a worker builds (torch._refs goes through torch._dynamo) and by
 # Triton launches under a dispatch mode: about 1 s per worker on a CPU, 5.3 s per ATen timing worker on
 # the H200. Preloaded where a worker forked after them can still use the GPU, which a trial fork shows
-# before the server serves (`_start_trial`): on the H200 a server with these and a check that the
+# before the server serves (`_safe_to_fork_after`): on the H200 a server with these and a check that the
 # CUDA driver library was not mapped refused to serve (benchmarks/results/README.md, session H).
 PRELOAD_LAZY = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
-WITHOUT_LAZY = "--without-lazy-preloads"  # the server's second start, after a failed trial
 TRIAL_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 180.0
 
@@ -215,9 +214,9 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def _start_trial(names: tuple[str, ...]) -> int:
-    """A child that imports `names` and forks a worker of its own, which must compute on the GPU: it
-    exits 0 if a worker forked after those imports still can."""
+def _safe_to_fork_after(names: tuple[str, ...]) -> bool:
+    """Whether a worker forked after importing `names` still computes on the GPU: tried in a child
+    that imports them and forks a worker of its own, so the server imports them only if so."""
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -230,7 +229,7 @@ def _start_trial(names: tuple[str, ...]) -> int:
                 code = _exit_code(_fork_and_compute(), TRIAL_TIMEOUT_S)
         finally:
             os._exit(code)
-    return pid
+    return _exit_code(pid, TRIAL_TIMEOUT_S) == 0
 
 
 def _fork_and_compute() -> int:
@@ -262,24 +261,24 @@ def _exit_code(pid: int, timeout_s: float) -> int:
     return 1
 
 
-def serve(path: str, lazy: bool = True) -> None:
-    """Import, then serve. For GPU workers the lazy imports are made while a trial fork (which makes
-    them in a child of its own) shows whether a worker forked after them still computes on the GPU;
-    if not, the server starts again without them. On the H200 the trial took 8.5 s and the server's
-    own import of torch._dynamo 4.5 s, one after the other: most of a run's first 12-14 s."""
+def lazy_preloads() -> tuple[str, ...]:
+    """The lazily imported modules this server imports too: always for interpreted workers (they
+    never use a GPU), else where a trial fork shows a worker forked after them still can."""
+    if os.environ.get("TRITON_INTERPRET") == "1" or _safe_to_fork_after(PRELOAD_LAZY):
+        return PRELOAD_LAZY
+    return ()
+
+
+def serve(path: str) -> None:
     for name in PRELOAD:
         __import__(name)
-    interpreted = os.environ.get("TRITON_INTERPRET") == "1"
-    trial = _start_trial(PRELOAD_LAZY) if lazy and not interpreted else None
-    for name in PRELOAD_LAZY if lazy else ():
+    for name in lazy_preloads():
         __import__(name)
     import torch
     from triton.runtime.cache import triton_key
 
     triton_key()  # the hash of Triton's own sources, which every compiling worker needs: 0.73 s on the H200
 
-    if trial is not None and _exit_code(trial, TRIAL_TIMEOUT_S) != 0:
-        os.execv(sys.executable, [sys.executable, "-m", "kernelgenbench.sandbox.forkserver", path, WITHOUT_LAZY])
     if torch.cuda.is_initialized():  # a forked child could not use the device: never serve then
         return
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -340,4 +339,4 @@ def serve(path: str, lazy: bool = True) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], lazy=WITHOUT_LAZY not in sys.argv[2:])
+    serve(sys.argv[1])
