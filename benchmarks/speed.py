@@ -240,6 +240,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
         cases: dict[str, float] = {}  # the timed cases' wall seconds by phase (`CaseTiming.phases_s`)
         outside: dict[str, float] = {}  # the timing workers' seconds by part (clock set-up, loading, cases)
         rounds: list[int] = []  # samples a side per timed case (sampling may stop once both medians are precise)
+        boots: list[dict[str, float]] = []  # each fork server's start, by part, as its workers report it
         twins = 0  # identical samples, which take their twin's timing: no work of their own
         timed = 0
         untimed = []  # passed but never timed: a run cut before the end says which operators its figure leaves out
@@ -265,6 +266,9 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                     outside["before"] = outside.get("before", 0.0) + before
                 outside["spawn and exit"] = outside.get("spawn and exit", 0.0) + max(
                     t.seconds - q.get("work_s", 0.0) - q.get("startup_s", 0.0), 0.0)
+            for boot in (p.get("server_boot_s"), q.get("server_boot_s")):
+                if boot and boot not in boots:
+                    boots.append(boot)
             startup = p.get("startup_s", 0.0) + q.get("startup_s", 0.0)
             compile_s = p.get("compile_s", 0.0) + q.get("compile_s", 0.0)
             correctness = max(p.get("work_s", 0.0) - p.get("compile_s", 0.0), 0.0)
@@ -302,6 +306,8 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                f"correctness {totals['correctness']:.0f}, timing {totals['timing']:.0f} (of {work:.0f})"
                + (f"; the timed cases' seconds: {', '.join(f'{k} {x:.0f}' for k, x in cases.items())}"
                   if cases else "")
+               + "".join(f"; a fork server's start {sum(b.values()):.1f} s ("
+                         + ", ".join(f"{k} {x:.1f}" for k, x in b.items()) + ")" for b in boots)
                + (f"; samples a side per case: mean {statistics.mean(rounds):.0f}, median "
                   f"{statistics.median(rounds):.0f} over {len(rounds)} cases" if rounds else "")
                + (f"; the timing workers' seconds: {', '.join(f'{k} {x:.0f}' for k, x in outside.items())}"
@@ -316,7 +322,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
                                                     "timing_wall_s": timing_wall, "timed": timed,
                                                     "untimed": untimed,
                                                     "totals_s": totals, "timed_cases_s": cases,
-                                                    "samples_per_side": rounds,
+                                                    "samples_per_side": rounds, "server_boots_s": boots,
                                                     "timing_workers_s": outside,
                                                     "gpu_alone_s": alone, "gpu_shared_timer_s": shared,
                                                    "run": run_name},

@@ -64,6 +64,20 @@ def test_workers_are_forked_from_one_server_that_is_replaced_when_it_dies(candid
     assert first.failing_case == plain.failing_case
 
 
+def test_a_forked_worker_reports_what_the_servers_start_cost(candidate, monkeypatch):
+    """The first workers of a run wait for the server's start (12-14 s on the H200): each verdict
+    says what its parts took, so a run shows where that time goes."""
+    from kernelgenbench import api
+
+    monkeypatch.setenv("KGB_FORKSERVER", "1")
+    boot = api.verify_file(candidate("silu_good"), "aten::silu", device="cpu", seed=3).extra["phases"]["server_boot_s"]
+    assert set(boot) == {"python", "preload", "lazy check", "lazy imports", "triton key"}
+    assert all(s >= 0 for s in boot.values()) and boot["preload"] > 0
+    monkeypatch.setenv("KGB_FORKSERVER", "0")
+    plain = api.verify_file(candidate("silu_good"), "aten::silu", device="cpu", seed=3).extra["phases"]
+    assert "server_boot_s" not in plain
+
+
 def test_a_worker_forked_from_the_servers_imports_can_still_compute_in_parallel():
     """A forked child inherits its parent's OpenMP pool: had the server's imports run one parallel
     torch op, every child would hang in its first one (seen here: a matmul before fork). Timing

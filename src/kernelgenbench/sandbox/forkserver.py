@@ -45,6 +45,8 @@ PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.v
 # CUDA driver library was not mapped refused to serve (benchmarks/results/README.md, session H).
 PRELOAD_LAZY = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
 TRIAL_TIMEOUT_S = 120.0
+STARTED_AT = "KGB_FORKSERVER_STARTED_AT"  # when the parent started the server (time.time())
+BOOT_S: dict[str, float] = {}  # in a server and the workers it forks: seconds of each part of its start
 START_TIMEOUT_S = 180.0
 
 
@@ -85,7 +87,8 @@ class ForkServer:
         self._dir = tempfile.mkdtemp(prefix="kgb-fork-")
         self.path = os.path.join(self._dir, "server.sock")
         self.proc = subprocess.Popen([sys.executable, "-m", "kernelgenbench.sandbox.forkserver", self.path],
-                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=env | {STARTED_AT: repr(time.time())}, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
         line = self.proc.stdout.readline() if ready else b""  # type: ignore[union-attr]
@@ -270,14 +273,32 @@ def lazy_preloads() -> tuple[str, ...]:
 
 
 def serve(path: str) -> None:
+    """Import, then serve. How long each part of the start took stays in BOOT_S, which every worker
+    forked from here inherits and reports (on the H200 a run's workers waited 12-14 s for it)."""
+    mark = time.time()
+
+    def stage(name: str) -> None:
+        nonlocal mark
+        now = time.time()
+        BOOT_S[name] = round(now - mark, 3)
+        mark = now
+
+    started = os.environ.get(STARTED_AT)
+    if started:
+        BOOT_S["python"] = round(mark - float(started), 3)  # the interpreter and this module's imports
     for name in PRELOAD:
         __import__(name)
-    for name in lazy_preloads():
+    stage("preload")
+    lazy = lazy_preloads()
+    stage("trial fork" if os.environ.get("TRITON_INTERPRET") != "1" else "lazy check")
+    for name in lazy:
         __import__(name)
+    stage("lazy imports")
     import torch
     from triton.runtime.cache import triton_key
 
     triton_key()  # the hash of Triton's own sources, which every compiling worker needs: 0.73 s on the H200
+    stage("triton key")
 
     if torch.cuda.is_initialized():  # a forked child could not use the device: never serve then
         return
@@ -339,4 +360,6 @@ def serve(path: str) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    from kernelgenbench.sandbox import forkserver  # not __main__: the module whose BOOT_S workers read
+
+    forkserver.serve(sys.argv[1])

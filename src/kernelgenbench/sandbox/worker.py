@@ -47,6 +47,7 @@ def main(argv: list[str]) -> int:
         from ..suite import registry
         from ..verify.pipeline import Plan, time_candidate, verify
         from ..verify.timing import TimingConfig
+        from .forkserver import BOOT_S
 
         compiled = CompileClock()
         triton.knobs.compilation.listener = compiled
@@ -66,6 +67,8 @@ def main(argv: list[str]) -> int:
             v = verify(op, candidate, device, seed, plan, request["platform"], emit)
         phases = {"startup_s": ready - request.get("spawned_at", ready), "compile_s": compiled.seconds,
                   "kernels_compiled": compiled.kernels, "work_s": time.time() - ready}
+        if BOOT_S:  # forked from the fork server: what its start cost, which the first workers waited for
+            phases["server_boot_s"] = BOOT_S
         emit("verdict", v.to_dict() | {"extra": v.extra | {"phases": phases}})
     except BaseException as e:  # noqa: BLE001 - report the harness's own failure as such
         emit("infra_error", {"reason": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
