@@ -11,7 +11,8 @@ Afterwards the outputs of the timed calls are checked, and once more on fresh co
 the same buffers (a result cached by pointer or shape is then stale).
 
 A speed-up the memory system cannot deliver (the candidate faster than moving the case's bytes at
-the device's measured copy bandwidth) is flagged, and counts only up to that floor. The bytes are an
+the device's measured copy bandwidth) is flagged, and counts only up to that floor (or up to the
+baseline's own time, where the library too ran under it). The bytes are an
 estimate (every element an input can reach, read once): where the native library itself beats the
 floor, the estimate overcounts that case (an operand beta = 0 leaves unread, a pool of matrices
 mostly padding) and no floor applies to it.
@@ -89,7 +90,7 @@ def median_spread(values: list[float]) -> float:
     distribution), relative to the median."""
     xs = sorted(values)
     n = len(xs)
-    reach = 0.98 * math.sqrt(n)  # 1.96 standard deviations of Binomial(n, 1/2), halved
+    reach = 0.98 * math.sqrt(n)  # 1.96 standard deviations of Binomial(n, 1/2), which are sqrt(n)/2
     low, high = max(math.floor(n / 2 - reach), 1), min(math.ceil(n / 2 + 1 + reach), n)
     middle = statistics.median(xs)
     return (xs[high - 1] - xs[low - 1]) / (2 * middle) if middle > 0 else math.inf
