@@ -370,3 +370,22 @@ def test_a_candidates_compiled_kernels_outlive_its_worker_with_the_default_relat
     assert verify_cache == timing_cache
     assert Path(verify_cache).is_absolute() and Path(verify_cache).parent == tmp_path / "k.db.triton"
     assert Path(verify_cache).is_dir() and not verify_dir.exists() and not timing_dir.exists()
+
+
+def test_a_single_file_verified_then_timed_can_keep_its_kernels_between_the_two_workers(tmp_path, monkeypatch):
+    """`kgbench verify FILE --perf` verifies in one worker and times in another: given one cache
+    folder, the second finds what the first compiled (the CLI passes a temporary one to both)."""
+    from kernelgenbench.sandbox import runner
+
+    seen = []
+    real = runner.worker_env
+
+    def recording(platform, workdir, device_index, extra=None, triton_cache=None):
+        env = real(platform, workdir, device_index, extra, triton_cache)
+        seen.append(env["TRITON_CACHE_DIR"])
+        return env
+
+    monkeypatch.setattr(runner, "worker_env", recording)
+    cache = str(tmp_path / "kernels")
+    verdict = api.verify_file(CANDIDATES / "silu_good.py", "aten::silu", device="cpu", seed=3, triton_cache=cache)
+    assert verdict.status.value == "pass" and seen == [cache]

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from kernelgenbench import api
+from kernelgenbench.store import Store
 from kernelgenbench.suite import registry
 from kernelgenbench.verify.verdict import Status
 
@@ -58,3 +59,19 @@ def test_a_copy_across_lets_go_of_the_gpu_for_every_piece_of_host_work(src_dtype
     assert got.device.type == to and torch.equal(got.cpu(), src.cpu().to(dtype))
     pieces = -(-1000 * max(src.element_size(), got.element_size()) // 1024)
     assert len(entered) >= pieces and all(entered)
+
+
+def test_a_second_run_of_the_same_source_compiles_nothing(tmp_path, monkeypatch):
+    """The per-source Triton cache beside the store is shared by every worker of that source, also
+    with a relative store path: on the H200 a second run of the same solutions compiled all of
+    aten::mm's 57 kernels again (each worker's cache lay in its own deleted folder)."""
+    monkeypatch.chdir(tmp_path)
+    compiled = []
+    for name in ("first", "second"):
+        result = api.run("reference", ops=["silu"], db="k.db", device="cuda", name=name, tiers=["small"],
+                         perf=True, quick_timing=True)
+        with Store("k.db") as store:
+            (attempt,) = store.attempts(result.run.id)
+            phases = [store.verdict(attempt.id).extra["phases"], store.timing(attempt.id).extra["phases"]]
+        compiled.append([p["kernels_compiled"] for p in phases])
+    assert compiled[0][0] > 0 and compiled[1] == [0, 0], compiled

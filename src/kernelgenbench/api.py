@@ -43,8 +43,9 @@ def read_source(path: str | Path) -> str:
 
 def verify_file(path: str | Path, op: str, *, device: str | None = None, public_only: bool = False,
                 seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False,
-                checks: tuple[str, ...] = CHECKS) -> Verdict:
-    """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker."""
+                checks: tuple[str, ...] = CHECKS, triton_cache: str | None = None) -> Verdict:
+    """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker
+    (`triton_cache`: a folder for its compiled kernels that outlives the worker, for `time_file`)."""
     operator = registry.get(prompts.real_id(op))
     code = read_source(path)
     platform = detect(device)
@@ -53,8 +54,8 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
         raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
     plan = Plan.on(platform, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
-    return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.profile.accelerated else None),
-                 Limits(timeout_s=timeout_s))
+    return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.profile.accelerated else None,
+                         triton_cache=triton_cache), Limits(timeout_s=timeout_s))
 
 
 def explain_rules(op: str | None = None) -> str:
@@ -63,15 +64,17 @@ def explain_rules(op: str | None = None) -> str:
 
 
 def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int | None = None,
-              config: TimingConfig = TimingConfig(), timeout_s: float = 600.0) -> Verdict:
+              config: TimingConfig = TimingConfig(), timeout_s: float = 600.0,
+              triton_cache: str | None = None) -> Verdict:
     """Time a candidate against the native baseline on `op`'s performance cases (a GPU is needed).
-    Meant for a candidate that has passed `verify_file`; the timed outputs are checked again."""
+    Meant for a candidate that has passed `verify_file` (given its `triton_cache`, what that
+    compiled is not compiled again); the timed outputs are checked again."""
     operator = registry.get(prompts.real_id(op))
     code = read_source(path)
     platform = time_platform(device)
     seed = secrets.randbits(47) if seed is None else seed
-    return judge(Request(operator.id, code, platform, seed, Plan(platform.sizes), 0, timing=config),
-                 Limits(perf_timeout_s=timeout_s))
+    return judge(Request(operator.id, code, platform, seed, Plan(platform.sizes), 0, timing=config,
+                         triton_cache=triton_cache), Limits(perf_timeout_s=timeout_s))
 
 
 def time_platform(device: str | None) -> Platform:

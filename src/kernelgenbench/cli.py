@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from collections import Counter
 from typing import Optional
 
@@ -184,10 +185,11 @@ def verify(file: Optional[str] = typer.Argument(None, help="candidate Python fil
         raise api.UsageError("verify needs a candidate FILE and --op OP (or --explain)")
     if perf:
         api.time_platform(device)
-    v = api.verify_file(file, op, device=device, public_only=public, seed=seed, timeout_s=timeout,
-                        fail_fast=fail_fast)
-    timed = api.time_file(file, op, device=device, seed=v.seed, config=TimingConfig(graph=graph)) \
-        if perf and v.passed else None
+    with tempfile.TemporaryDirectory(prefix="kgb-triton-") as cache:  # what verifying compiled, timing reuses
+        v = api.verify_file(file, op, device=device, public_only=public, seed=seed, timeout_s=timeout,
+                            fail_fast=fail_fast, triton_cache=cache)
+        timed = api.time_file(file, op, device=device, seed=v.seed, config=TimingConfig(graph=graph),
+                              triton_cache=cache) if perf and v.passed else None
     if as_json:
         print(json.dumps(v.to_dict() | ({"timing": timed.to_dict()} if timed else {}), indent=2))
     else:
