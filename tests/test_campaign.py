@@ -337,6 +337,22 @@ def test_fail_fast_gives_the_same_verdicts_from_fewer_cases(tmp_path):
     assert fast["aten::softmax"].n_cases < full["aten::softmax"].n_cases
 
 
+def _worker_caches(monkeypatch) -> list[tuple[str, Path]]:
+    """(TRITON_CACHE_DIR, worker folder) of every worker started from here on."""
+    from kernelgenbench.sandbox import runner
+
+    seen: list[tuple[str, Path]] = []
+    real = runner.worker_env
+
+    def recording(platform, workdir, device_index, extra=None, triton_cache=None):
+        env = real(platform, workdir, device_index, extra, triton_cache)
+        seen.append((env["TRITON_CACHE_DIR"], workdir))
+        return env
+
+    monkeypatch.setattr(runner, "worker_env", recording)
+    return seen
+
+
 def test_a_candidates_compiled_kernels_outlive_its_worker_with_the_default_relative_store(tmp_path, monkeypatch):
     """Verification and timing of a candidate (and later runs of the same source text) share one
     Triton cache beside the store. Each worker runs in a folder of its own that is deleted after
@@ -345,21 +361,12 @@ def test_a_candidates_compiled_kernels_outlive_its_worker_with_the_default_relat
     from kernelgenbench.execute import run_campaign
     from kernelgenbench.methods import create
     from kernelgenbench.platforms import INTERPRETER
-    from kernelgenbench.sandbox import runner
     from kernelgenbench.suite import registry
     from kernelgenbench.verify.pipeline import Plan
     from kernelgenbench.verify.timing import TimingConfig
 
     root = _layout(tmp_path, {"silu": "silu_good"})
-    caches = []
-    real = runner.worker_env
-
-    def recording(platform, workdir, device_index, extra=None, triton_cache=None):
-        env = real(platform, workdir, device_index, extra, triton_cache)
-        caches.append((env["TRITON_CACHE_DIR"], workdir))
-        return env
-
-    monkeypatch.setattr(runner, "worker_env", recording)
+    caches = _worker_caches(monkeypatch)
     monkeypatch.chdir(tmp_path)
     quick = TimingConfig(min_samples=2, max_samples=2, warmup=1, wall_samples=1, input_sets=2, tiers=("small",))
     with Store("k.db") as store:
@@ -375,17 +382,7 @@ def test_a_candidates_compiled_kernels_outlive_its_worker_with_the_default_relat
 def test_a_single_file_verified_then_timed_can_keep_its_kernels_between_the_two_workers(tmp_path, monkeypatch):
     """`kgbench verify FILE --perf` verifies in one worker and times in another: given one cache
     folder, the second finds what the first compiled (the CLI passes a temporary one to both)."""
-    from kernelgenbench.sandbox import runner
-
-    seen = []
-    real = runner.worker_env
-
-    def recording(platform, workdir, device_index, extra=None, triton_cache=None):
-        env = real(platform, workdir, device_index, extra, triton_cache)
-        seen.append(env["TRITON_CACHE_DIR"])
-        return env
-
-    monkeypatch.setattr(runner, "worker_env", recording)
+    seen = _worker_caches(monkeypatch)
     cache = str(tmp_path / "kernels")
     verdict = api.verify_file(CANDIDATES / "silu_good.py", "aten::silu", device="cpu", seed=3, triton_cache=cache)
-    assert verdict.status.value == "pass" and seen == [cache]
+    assert verdict.status.value == "pass" and [c for c, _ in seen] == [cache]
