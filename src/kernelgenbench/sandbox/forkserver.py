@@ -40,12 +40,15 @@ PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.v
            "kernelgenbench.suite.cublas")
 # Imported by the first ATen operator a worker builds (torch._refs goes through torch._dynamo) and by
 # Triton launches under a dispatch mode: about 1 s per worker on a CPU, 5.3 s per ATen timing worker on
-# the H200. Preloaded where a worker forked after them can still use the GPU, which a trial fork shows
-# before the server serves (`_safe_to_fork_after`): on the H200 a server with these and a check that the
-# CUDA driver library was not mapped refused to serve (benchmarks/results/README.md, session H).
+# the H200. Kept only where a worker forked after them can still use the GPU, which a trial fork shows
+# before the server serves (`_forked_child_computes`): on the H200 a server with these and a check that
+# the CUDA driver library was not mapped refused to serve (benchmarks/results/README.md, session H).
 PRELOAD_LAZY = ("torch._dynamo", "torch._higher_order_ops.triton_kernel_wrap", "triton.compiler.code_generator")
 TRIAL_TIMEOUT_S = 120.0
 STARTED_AT = "KGB_FORKSERVER_STARTED_AT"  # when the parent started the server (time.time())
+# Set by a server whose trial fork failed when it starts itself again without the lazy preloads: the
+# seconds that first start took, so its workers still report them
+LAZY_REFUSED = "KGB_FORKSERVER_LAZY_REFUSED"
 BOOT_S: dict[str, float] = {}  # in a server and the workers it forks: seconds of each part of its start
 START_TIMEOUT_S = 180.0
 
@@ -92,9 +95,11 @@ class ForkServer:
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
         line = self.proc.stdout.readline() if ready else b""  # type: ignore[union-attr]
-        if line.strip() != b"ready":
+        word, _, preloaded = line.strip().partition(b" ")
+        if word != b"ready":
             self.close()
             raise ForkServerError("the fork server did not start")
+        self.preloaded: tuple[str, ...] = tuple(json.loads(preloaded or b"[]"))  # what its workers find imported
 
     @property
     def alive(self) -> bool:
@@ -217,25 +222,8 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def _safe_to_fork_after(names: tuple[str, ...]) -> bool:
-    """Whether a worker forked after importing `names` still computes on the GPU: tried in a child
-    that imports them and forks a worker of its own, so the server imports them only if so."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            for name in names:
-                __import__(name)
-            import torch
-
-            if not torch.cuda.is_initialized():
-                code = _exit_code(_fork_and_compute(), TRIAL_TIMEOUT_S)
-        finally:
-            os._exit(code)
-    return _exit_code(pid, TRIAL_TIMEOUT_S) == 0
-
-
-def _fork_and_compute() -> int:
+def _forked_child_computes() -> bool:
+    """Whether a worker forked from this process now can still compute on the GPU."""
     pid = os.fork()
     if pid == 0:
         ok = False
@@ -248,7 +236,7 @@ def _fork_and_compute() -> int:
                 ok = torch.ones(1, device="cuda").add(1).item() == 2
         finally:
             os._exit(0 if ok else 1)
-    return pid
+    return _exit_code(pid, TRIAL_TIMEOUT_S) == 0
 
 
 def _exit_code(pid: int, timeout_s: float) -> int:
@@ -262,14 +250,6 @@ def _exit_code(pid: int, timeout_s: float) -> int:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     return 1
-
-
-def lazy_preloads() -> tuple[str, ...]:
-    """The lazily imported modules this server imports too: always for interpreted workers (they
-    never use a GPU), else where a trial fork shows a worker forked after them still can."""
-    if os.environ.get("TRITON_INTERPRET") == "1" or _safe_to_fork_after(PRELOAD_LAZY):
-        return PRELOAD_LAZY
-    return ()
 
 
 def serve(path: str) -> None:
@@ -286,14 +266,26 @@ def serve(path: str) -> None:
     started = os.environ.get(STARTED_AT)
     if started:
         BOOT_S["python"] = round(mark - float(started), 3)  # the interpreter and this module's imports
+    refused = os.environ.pop(LAZY_REFUSED, None)
+    if refused:
+        BOOT_S["lazy refused"] = float(refused)
     for name in PRELOAD:
         __import__(name)
     stage("preload")
-    lazy = lazy_preloads()
-    stage("trial fork" if os.environ.get("TRITON_INTERPRET") != "1" else "lazy check")
-    for name in lazy:
-        __import__(name)
-    stage("lazy imports")
+    preloaded = list(PRELOAD)
+    if not refused:
+        # imported here once, then tried: a trial child that imported them itself (and the server
+        # again after it) paid them twice, 4.7 s each on the H200
+        for name in PRELOAD_LAZY:
+            __import__(name)
+        stage("lazy imports")
+        if os.environ.get("TRITON_INTERPRET") != "1":  # interpreted workers never touch a GPU
+            computes = _forked_child_computes()
+            stage("trial fork")
+            if not computes:  # what a worker would inherit cannot be undone: start again without them
+                env = os.environ | {LAZY_REFUSED: repr(round(sum(BOOT_S.values()), 3)), STARTED_AT: repr(time.time())}
+                os.execve(sys.executable, [sys.executable, "-m", "kernelgenbench.sandbox.forkserver", path], env)
+        preloaded += PRELOAD_LAZY
     import torch
     from triton.runtime.cache import triton_key
 
@@ -311,7 +303,7 @@ def serve(path: str) -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
     children: dict[int, socket.socket] = {}
-    sys.stdout.write("ready\n")
+    sys.stdout.write(f"ready {json.dumps(preloaded)}\n")
     sys.stdout.flush()
     parent = sys.stdin.fileno()  # closes when the parent goes
     while True:
