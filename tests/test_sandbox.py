@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from kernelgenbench.platforms import INTERPRETER, Platform
@@ -111,6 +112,38 @@ def test_a_forked_worker_finds_torchs_lazy_imports_done(monkeypatch):
             + candidate_path(solutions_dir(), "aten::silu").read_text())
     verdict = judge(Request("aten::silu", code, INTERPRETER, 3, Plan(("small",), checks=("ghost", "trace"))))
     assert verdict.status is Status.PASS, verdict.reason
+
+
+def test_a_runs_fork_server_starts_while_the_campaign_sets_up(tmp_path, monkeypatch):
+    """On the H200 a run's first workers waited 10-15 s for the server's start, after a 12-s set-up
+    (operators built, device probed) that it could have overlapped: it starts before that set-up now,
+    so a worker started once the set-up is done finds the server ready."""
+    from kernelgenbench import api
+    from kernelgenbench.sandbox import forkserver
+    from kernelgenbench.suite import registry
+
+    monkeypatch.setenv("KGB_FORKSERVER", "1")
+    monkeypatch.setattr(forkserver, "_servers", {})
+    monkeypatch.setattr(forkserver, "_unservable", set())
+    select = registry.select
+
+    def long_set_up(*args, **kwargs):  # as long as the H200's: until a server is ready, at most a minute
+        deadline = time.monotonic() + 60
+        while not forkserver._servers and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return select(*args, **kwargs)
+
+    monkeypatch.setattr(registry, "select", long_set_up)
+    outcomes = []
+    try:
+        api.run("reference", ops=["aten::silu"], db=tmp_path / "k.db", device="cpu", tiers=["small"],
+                on_outcome=outcomes.append)
+    finally:
+        for server in forkserver._servers.values():
+            server.close()
+    phases = outcomes[0].verdict.extra["phases"]
+    assert outcomes[0].passed
+    assert phases["startup_s"] < sum(phases["server_boot_s"].values()) / 2, phases
 
 
 def test_a_server_that_would_not_start_is_not_started_again_for_every_worker(candidate, monkeypatch):

@@ -14,7 +14,7 @@ from .execute import CampaignResult, Executor, LocalPool, Outcome, run_campaign
 from .execute.cluster import ExecutorError
 from .execute.config import ConfigError, load
 from .platforms import Platform, detect, profile
-from .sandbox import Limits, Request, judge
+from .sandbox import Limits, Request, judge, warm_up
 from .store import Store, StoreError
 from .suite import registry
 from .suite.spec import SIZES, TWIN_MARK
@@ -177,6 +177,9 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     for count in ("workers", "timers"):
         if campaign[count] is not None and campaign[count] < 1:
             raise UsageError(f"--{count} must be at least 1, not {campaign[count]}")
+    platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
+    if campaign["executor"] == "local":
+        warm_up(platform)
     chosen = registry.select(campaign["ops"], campaign["source"])
     if not chosen:
         raise UsageError("no specified operator matches the selection")
@@ -187,7 +190,6 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
                              "(see `kgbench ops --perturbed`)")
         chosen = chosen + twins
     m = methods.create(campaign["method"], **options)
-    platform, campaign["perf"] = platform_and_timing(campaign["device"], campaign["perf"])
     plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes), fail_fast=bool(campaign["fail_fast"]))
     timing = None
     if campaign["perf"]:

@@ -93,8 +93,14 @@ class ForkServer:
                                      env=env | {STARTED_AT: repr(time.time())}, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
-        ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
-        line = self.proc.stdout.readline() if ready else b""  # type: ignore[union-attr]
+        _starting.add(self.proc)
+        if _closing.is_set():  # the parent is exiting: so is a server it had begun to start
+            self.proc.kill()
+        try:
+            ready, _, _ = select.select([self.proc.stdout], [], [], START_TIMEOUT_S)
+            line = self.proc.stdout.readline() if ready else b""  # type: ignore[union-attr]
+        finally:
+            _starting.discard(self.proc)
         word, _, preloaded = line.strip().partition(b" ")
         if word != b"ready":
             self.close()
@@ -135,6 +141,8 @@ class ForkServer:
 
 
 _servers: dict[frozenset[tuple[str, str]], ForkServer] = {}  # in order of last use
+_starting: set[subprocess.Popen] = set()  # servers not ready yet, which an exit must not wait for
+_closing = threading.Event()
 _unservable: set[frozenset[tuple[str, str]]] = set()  # environments whose server would not start
 _lock = threading.Lock()
 
@@ -168,6 +176,9 @@ def server_for(env: dict[str, str]) -> ForkServer:
 
 @atexit.register
 def _shutdown() -> None:
+    _closing.set()
+    for proc in list(_starting):  # a start begun ahead of the first worker (`warm_up`) ends with the process
+        proc.kill()
     with _lock:
         for server in _servers.values():
             server.close()
