@@ -53,7 +53,7 @@ perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge onl
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
-  echo "== $step $(date +%T), $left s left"
+  echo "== $step $(date +%T.%N), $left s left"
   t="timeout -s INT -k 20 $left"
   # how busy the GPU is (kernels running, per half second) while the step runs
   nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -lms 500 > "$out/smi-$step.csv" 2>&1 &
@@ -124,6 +124,7 @@ PY
   esac
   pkill -f kernelgenbench.sandbox.worker 2>/dev/null  # workers of a step that was cut
   kill $smi 2>/dev/null
+  echo "== $step ended $(date +%T.%N)"  # with its start above: the command's whole time, set-up included
 done
 "$py" -c "import sqlite3; sqlite3.connect('$db').execute('PRAGMA wal_checkpoint(TRUNCATE)')"
 cp $db "$out/h200.db"
