@@ -117,20 +117,34 @@ def test_a_forked_worker_finds_torchs_lazy_imports_done(monkeypatch):
 def test_a_runs_fork_server_starts_while_the_campaign_sets_up(tmp_path, monkeypatch):
     """On the H200 a run's first workers waited 10-15 s for the server's start, after a 12-s set-up
     (operators built, device probed) that it could have overlapped: it starts before that set-up now,
-    so a worker started once the set-up is done finds the server ready."""
+    so a worker started once the set-up is done finds the server ready. That set-up imports
+    torch._dynamo, which sets TORCHINDUCTOR_CACHE_DIR: the workers must still take that server, not
+    start a second one (which they did on the H200)."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
     from kernelgenbench import api
     from kernelgenbench.sandbox import forkserver
     from kernelgenbench.suite import registry
 
     monkeypatch.setenv("KGB_FORKSERVER", "1")
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
     monkeypatch.setattr(forkserver, "_servers", {})
     monkeypatch.setattr(forkserver, "_unservable", set())
+    started = []
+
+    class Counted(forkserver.ForkServer):
+        def __init__(self, env):
+            started.append(env)
+            super().__init__(env)
+
+    monkeypatch.setattr(forkserver, "ForkServer", Counted)
     select = registry.select
 
     def long_set_up(*args, **kwargs):  # as long as the H200's: until a server is ready, at most a minute
         deadline = time.monotonic() + 60
         while not forkserver._servers and time.monotonic() < deadline:
             time.sleep(0.05)
+        cache_dir()  # what importing torch._dynamo does to the environment
         return select(*args, **kwargs)
 
     monkeypatch.setattr(registry, "select", long_set_up)
@@ -143,6 +157,7 @@ def test_a_runs_fork_server_starts_while_the_campaign_sets_up(tmp_path, monkeypa
             server.close()
     phases = outcomes[0].verdict.extra["phases"]
     assert outcomes[0].passed
+    assert len(started) == 1
     assert phases["startup_s"] < sum(phases["server_boot_s"].values()) / 2, phases
 
 

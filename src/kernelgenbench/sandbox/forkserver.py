@@ -34,6 +34,10 @@ from ..platforms.profiles import PROFILES
 # the running test); the rest of the environment picks the server.
 PER_WORKER = frozenset({"TRITON_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_CURRENT_TEST",
                         *(p.visible_devices for p in PROFILES.values() if p.visible_devices)})
+# Set by torch itself, to the same default, in whichever process imports torch._dynamo: passed on, but
+# not part of the key. On the H200 a server started ahead of the workers (`runner.warm_up`) was keyed
+# without it, and the parent's set-up then set it: the workers waited for that start, then made their own.
+UNKEYED = frozenset({"TORCHINDUCTOR_CACHE_DIR"})
 MAX_SERVERS = 2  # environments kept warm at once; the least recently used server goes first
 PRELOAD = ("torch", "triton", "kernelgenbench.sandbox.worker", "kernelgenbench.verify.pipeline",
            "kernelgenbench.suite.registry", "kernelgenbench.suite.aten", "kernelgenbench.suite.vllm",
@@ -144,6 +148,7 @@ _servers: dict[frozenset[tuple[str, str]], ForkServer] = {}  # in order of last 
 _starting: set[subprocess.Popen] = set()  # servers not ready yet, which an exit must not wait for
 _closing = threading.Event()
 _unservable: set[frozenset[tuple[str, str]]] = set()  # environments whose server would not start
+_starts: dict[frozenset[tuple[str, str]], threading.Lock] = {}  # one start at a time per environment
 _lock = threading.Lock()
 
 
@@ -153,24 +158,31 @@ def enabled() -> bool:
 
 def server_for(env: dict[str, str]) -> ForkServer:
     """The running server for this environment, started on first use (and again if it died). One
-    that would not start is not tried again: every worker would wait for that start in turn."""
-    key = frozenset((k, v) for k, v in env.items() if k not in PER_WORKER)
+    that would not start is not tried again: every worker would wait for that start in turn. A start
+    keeps waiting only the workers of its own environment."""
+    key = frozenset((k, v) for k, v in env.items() if k not in PER_WORKER | UNKEYED)
     with _lock:
-        if key in _unservable:
-            raise ForkServerError("the fork server for this environment did not start before")
-        server = _servers.pop(key, None)
-        if server is not None and not server.alive:
+        start = _starts.setdefault(key, threading.Lock())
+    with start:
+        with _lock:
+            if key in _unservable:
+                raise ForkServerError("the fork server for this environment did not start before")
+            server = _servers.pop(key, None)
+            if server is not None and server.alive:
+                _servers[key] = server
+                return server
+        if server is not None:
             server.close()
-            server = None
-        if server is None:
+        try:
+            server = ForkServer({k: v for k, v in env.items() if k not in PER_WORKER})
+        except ForkServerError:
+            with _lock:
+                _unservable.add(key)
+            raise
+        with _lock:
             while len(_servers) >= MAX_SERVERS:
                 _servers.pop(next(iter(_servers))).close()
-            try:
-                server = ForkServer({k: v for k, v in env.items() if k not in PER_WORKER})
-            except ForkServerError:
-                _unservable.add(key)
-                raise
-        _servers[key] = server
+            _servers[key] = server
         return server
 
 
