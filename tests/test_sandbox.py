@@ -185,8 +185,8 @@ def test_a_server_that_would_not_start_is_not_started_again_for_every_worker(can
 
 def test_gpu_workers_get_the_lazy_preloads_only_where_a_trial_fork_still_computes_on_the_gpu():
     """A server for GPU workers imports those modules, then forks a child that must compute on the
-    GPU; here there is none, so the trial fails and the server starts again without them, saying what
-    that cost (the preload is kept for interpreted workers, which never touch a GPU)."""
+    GPU; here there is none, so the trial fails and the server starts again without them (the
+    preload is kept for interpreted workers, which never touch a GPU)."""
     import torch
 
     from kernelgenbench.sandbox import forkserver

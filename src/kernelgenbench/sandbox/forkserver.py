@@ -306,7 +306,8 @@ def serve(path: str) -> None:
             computes = _forked_child_computes()
             stage("trial fork")
             if not computes:  # what a worker would inherit cannot be undone: start again without them
-                env = os.environ | {LAZY_REFUSED: repr(round(sum(BOOT_S.values()), 3)), STARTED_AT: repr(time.time())}
+                spent = repr(round(sum(BOOT_S.values()), 3))
+                env = os.environ | {LAZY_REFUSED: spent, STARTED_AT: repr(time.time())}
                 os.execve(sys.executable, [sys.executable, "-m", "kernelgenbench.sandbox.forkserver", path], env)
         preloaded += PRELOAD_LAZY
     import torch
