@@ -99,6 +99,9 @@ def test_idiomatic_host_code_is_clean():
     ("import torch\nimport triton\n@triton.jit\ndef k(x):\n    pass\ndef f(x):\n    k.cache[0] = x\n",
      "module-state"),
     ("import torch\n_d = {'a': [1]}\ndef f(x):\n    _d['a'].append(x)\n", "module-state"),
+    ("import torch\ndef make():\n    kept = {}\n    def f(x):\n        kept[1] = x\n        return x\n    return f\n"
+     "f = make()\n", "module-state"),
+    ("import torch\ndef make(kept):\n    return lambda x: kept.append(x)\nf = make([])\n", "module-state"),
     ("import os\n", "import"),
     ("from torch import nn\n", "host-compute"),
     ("import torch\ndef f(x):\n    return x.data_ptr()\n", "pointer-key"),
@@ -125,6 +128,21 @@ def test_forbidden_host_code_is_found_with_its_line(code, rule):
     assert rule in {f.rule for f in findings}, [f.describe() for f in findings]
     assert all(f.line >= 1 for f in findings)
     assert all(f.advice() == RULES[f.rule].comply for f in findings)
+
+
+@pytest.mark.parametrize("code", [
+    # a helper that writes into its caller's list dies with the call
+    "import torch\ndef f(x):\n    parts = []\n    def add(y):\n        parts.append(y)\n    add(x)\n"
+    "    return parts[0]\n",
+    # a factory whose entry point only reads what it holds (a kernel, a block size)
+    "import torch\ndef make(kernel, block):\n    def f(x):\n        kernel[(1,)](x, BLOCK=block)\n        return x\n"
+    "    return f\nf = make(None, 8)\n",
+    # an inner function writing only its own locals
+    "import torch\ndef make():\n    def f(x):\n        seen = []\n        seen.append(x)\n        return seen[0]\n"
+    "    return f\nf = make()\n",
+])
+def test_closures_that_keep_nothing_across_calls_are_clean(code):
+    assert [f for f in scan(code) if f.rule == "module-state"] == [], [f.describe() for f in scan(code)]
 
 
 @pytest.mark.parametrize("code, flagged", [

@@ -84,7 +84,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "a tensor), or rebinds `__name__`.",
          "keep state in local variables and arguments"),
     Rule("module-state", "The file keeps mutable state across calls (a module-level cache or iterator, a "
-         "mutable default argument, a write into a kernel's attributes, `global`, `nonlocal`), which can "
+         "mutable default argument, a write into a kernel's attributes, `global`, `nonlocal`, a returned inner "
+         "function writing into its enclosing function's container), which can "
          "return an earlier call's answer or count the calls.",
          "compute every call's result from its own inputs; module-level constants are fine"),
     Rule("pointer-key", "The file reads storage or memory addresses (`data_ptr`, `untyped_storage`), the key "

@@ -104,6 +104,27 @@ def _writes(nodes: list[ast.AST], name: str) -> bool:
                    and _root(n.func.value) == name) for n in nodes)
 
 
+def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """The nodes of a function body, not descending into the functions it defines."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        n = stack.pop()
+        found.append(n)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def _bound(args: ast.arguments, body: list[ast.stmt] | list[ast.expr]) -> set[str]:
+    """The names a function binds itself: its parameters and what its own body assigns."""
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    for n in _own_nodes(body):  # type: ignore[arg-type]
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+    return names
+
+
 def _iterator(value: ast.expr) -> bool:
     """A value that is, or holds, an iterator or generator (`iter(range(n))`, `(i for i in ...)`)."""
     if isinstance(value, ast.GeneratorExp):
@@ -229,9 +250,30 @@ class _Scanner(ast.NodeVisitor):
                for d in node.decorator_list):
             return  # the Triton compiler polices kernel bodies
         self._defaults(node.args, node.body)
+        self._closure_state(node)
         for stmt in node.body:
             self.visit(stmt)
         self.visit(node.args)
+
+    def _closure_state(self, node: ast.FunctionDef) -> None:
+        """A function that returns an inner function writing into what it holds of the outer one's (a
+        list or dict made once per outer call, `kept.append(...)`): that state outlives every call of
+        the inner function, a cache as much as a module-level one. An inner helper that is not
+        returned dies with its call, as does what it writes."""
+        outer = _bound(node.args, node.body)
+        inner = {n.name: n for n in _own_nodes(node.body) if isinstance(n, ast.FunctionDef)}
+        for ret in (n for n in _own_nodes(node.body) if isinstance(n, ast.Return) and n.value is not None):
+            for part in ast.walk(ret.value):
+                fn: ast.FunctionDef | ast.Lambda | None = part if isinstance(part, ast.Lambda) else (
+                    inner.get(part.id) if isinstance(part, ast.Name) else None)
+                if fn is None:
+                    continue
+                body = fn.body if isinstance(fn.body, list) else [fn.body]
+                nodes = [n for stmt in body for n in ast.walk(stmt)]
+                held = outer - _bound(fn.args, body)
+                for name in sorted(n for n in held if _writes(nodes, n)):
+                    self.flag(ret, "module-state", f"the returned inner function writes `{name}`, held by "
+                                                   f"`{node.name}` (a closure cache across calls)")
 
     def _defaults(self, args: ast.arguments, body: list[ast.stmt] | ast.expr) -> None:
         """A default made once and kept across calls: state where the function writes into it (a
