@@ -104,6 +104,11 @@ def _writes(nodes: list[ast.AST], name: str) -> bool:
                    and _root(n.func.value) == name) for n in nodes)
 
 
+def _every_node(body: list[ast.stmt] | ast.expr) -> list[ast.AST]:
+    """Every node of a function body (a lambda's: one expression), nested functions included."""
+    return [n for part in (body if isinstance(body, list) else [body]) for n in ast.walk(part)]
+
+
 def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     """The nodes of a function body, not descending into the functions it defines."""
     found: list[ast.AST] = []
@@ -261,16 +266,16 @@ class _Scanner(ast.NodeVisitor):
         the inner function, a cache as much as a module-level one. An inner helper that is not
         returned dies with its call, as does what it writes."""
         outer = _bound(node.args, node.body)
-        inner = {n.name: n for n in _own_nodes(node.body) if isinstance(n, ast.FunctionDef)}
-        for ret in (n for n in _own_nodes(node.body) if isinstance(n, ast.Return) and n.value is not None):
+        own = _own_nodes(node.body)
+        inner = {n.name: n for n in own if isinstance(n, ast.FunctionDef)}
+        for ret in (n for n in own if isinstance(n, ast.Return) and n.value is not None):
             for part in ast.walk(ret.value):
                 fn: ast.FunctionDef | ast.Lambda | None = part if isinstance(part, ast.Lambda) else (
                     inner.get(part.id) if isinstance(part, ast.Name) else None)
                 if fn is None:
                     continue
-                body = fn.body if isinstance(fn.body, list) else [fn.body]
-                nodes = [n for stmt in body for n in ast.walk(stmt)]
-                held = outer - _bound(fn.args, body)
+                held = outer - _bound(fn.args, fn.body if isinstance(fn.body, list) else [fn.body])
+                nodes = _every_node(fn.body)
                 for name in sorted(n for n in held if _writes(nodes, n)):
                     self.flag(ret, "module-state", f"the returned inner function writes `{name}`, held by "
                                                    f"`{node.name}` (a closure cache across calls)")
@@ -281,7 +286,7 @@ class _Scanner(ast.NodeVisitor):
         positional = [*args.posonlyargs, *args.args]
         pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
                  *zip(args.kwonlyargs, args.kw_defaults)]
-        nodes = [n for part in (body if isinstance(body, list) else [body]) for n in ast.walk(part)]
+        nodes = _every_node(body)
         for param, default in pairs:
             if default is not None and (_iterator(default) or (_mutable(default) and _writes(nodes, param.arg))):
                 self.flag(default, "module-state", f"mutable default argument `{ast.unparse(default)}` "
