@@ -44,6 +44,8 @@ class Profile:
     # for one device with (a custom resource the cluster declares where Ray has none built in).
     visible_devices: str | None = None
     ray_resource: str | None = None
+    # The device files (glob patterns) a confined worker needs to reach the device: nothing else of /dev
+    device_nodes: tuple[str, ...] = ()
 
     def supports(self, dtype: str) -> bool:
         return dtype not in self.unsupported_dtypes
@@ -68,19 +70,19 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
             "Kernels run on the CUDA device the tensors are on. fp32 `tl.dot` uses TF32 unless given "
             "`input_precision=\"ieee\"`, which fails float32 tolerances.",
             profiler="torch.profiler (CUPTI)", proven=True, visible_devices="CUDA_VISIBLE_DEVICES",
-            ray_resource="GPU"),
+            ray_resource="GPU", device_nodes=("/dev/nvidia*", "/dev/nvidia-caps")),
     Profile("hip", "ROCm GPU (AMD, HIP)", "cuda", "hip", "CUDA", ("small", "large"), "events",
             "rocBLAS, hipBLASLt, MIOpen and ATen's HIP kernels",
             "Tensors are `cuda` tensors (ROCm's PyTorch); a wavefront is 64 threads, so `num_warps` counts "
             "64-lane warps; fp32 `tl.dot` needs `input_precision=\"ieee\"` for float32 tolerances.",
             profiler="torch.profiler (roctracer)", limits=("no bf16 atomics on gfx90a",),
-            visible_devices="HIP_VISIBLE_DEVICES", ray_resource="GPU"),
+            visible_devices="HIP_VISIBLE_DEVICES", ray_resource="GPU", device_nodes=("/dev/kfd", "/dev/dri")),
     Profile("xpu", "Intel XPU", "xpu", "xpu", "XPU", ("small", "large"), "events",
             "oneDNN, oneMKL and ATen's SYCL kernels",
             "Tensors are `xpu` tensors; Triton's Intel backend compiles to SPIR-V; keep `num_warps` a power "
             "of two up to 32.",
             profiler="torch.profiler (Kineto XPU)", limits=("no fp64 on Arc client GPUs (emulated)",),
-            visible_devices="ZE_AFFINITY_MASK", ray_resource="GPU"),
+            visible_devices="ZE_AFFINITY_MASK", ray_resource="GPU", device_nodes=("/dev/dri",)),
     Profile("npu", "Ascend NPU (Huawei, torch_npu)", "npu", "npu", "PrivateUse1", ("small", "large"), "host",
             "CANN aclnn operators (torch_npu)",
             "Tensors are `npu` tensors; Triton-Ascend maps a program to an AI core: use few large programs "

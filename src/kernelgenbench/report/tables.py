@@ -235,12 +235,20 @@ def _taxonomy_md(rows: list[Row], *, by_source: bool) -> list[str]:
     return parts
 
 
+def _unconfined(run: Run) -> str:
+    """Said of a run whose candidates ran outside the sandbox: nothing kept them from the machine."""
+    if run.config.get("sandbox") != "off":
+        return ""
+    return ("\n\n**Sandbox: off.** This run's candidates ran unconfined (`--no-sandbox`, or a reference run on "
+            "a machine without namespaces): they could read and write the host's files and reach the network.")
+
+
 def _markdown(run: Run, rows: list[Row]) -> str:
     env = run.environment
     where = ", ".join(f"{k} {env[k]}" for k in ("device", "driver", "torch", "triton") if env.get(k))
     parts = [f"# KernelGenBench run `{run.name}`", "",
              f"method `{run.method}`{_model(run)} on {run.platform} ({where}); seed {run.seed}; "
-             f"{'finished' if run.finished else 'unfinished'}", "",
+             f"{'finished' if run.finished else 'unfinished'}{_unconfined(run)}", "",
              "## By source", "", _md_table(*_summary_table(run, rows)), ""]
     if _timed(rows):
         mode = "CUDA-graph replays" if run.config.get("timing", {}).get("graph") else "CUDA events"

@@ -30,9 +30,8 @@ from dataclasses import dataclass
 
 from ..platforms.profiles import PROFILES
 
-# Variables each worker sets for itself (or that change from call to call, like pytest's name of
-# the running test); the rest of the environment picks the server.
-PER_WORKER = frozenset({"TRITON_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTEST_CURRENT_TEST",
+# Variables each worker sets for itself; the rest of the environment picks the server.
+PER_WORKER = frozenset({"TRITON_CACHE_DIR", "HOME", "TMPDIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                         *(p.visible_devices for p in PROFILES.values() if p.visible_devices)})
 # Set by torch itself, to the same default, in whichever process imports torch._dynamo: passed on, but
 # not part of the key. On the H200 a server started ahead of the workers (`runner.warm_up`) was keyed

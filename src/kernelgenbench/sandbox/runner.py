@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -24,19 +23,27 @@ from pathlib import Path
 from typing import Protocol
 
 from ..platforms import Platform
+from ..verify.device_gate import gate_dir
 from ..verify.pipeline import Plan, first_failure
 from ..verify.timing import TimingConfig
 from ..verify.verdict import CaseResult, Status, Verdict
-from . import forkserver
+from . import confine, forkserver
 
-SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+PACKAGE_DIR = str(Path(__file__).resolve().parents[1])  # the harness's own package: all a worker imports of ours
 
 
 @dataclass(frozen=True)
 class Limits:
+    """What one worker may take. `sandbox`: confine it (`confine.py`); off only where the caller
+    decided so (`--no-sandbox`, or a reference run on a machine without namespaces)."""
+
     timeout_s: float = 300.0
     memory_gb: float | None = 16.0
     perf_timeout_s: float = 600.0
+    sandbox: bool = True
+    scratch_mb: int = 1024
+    # Its own Triton cache is the one host folder a confined worker writes: past this it is stopped
+    triton_cache_mb: int = 1024
 
 
 @dataclass(frozen=True)
@@ -56,10 +63,14 @@ class Request:
 
 def worker_env(platform: Platform, workdir: Path, device_index: int | None,
                extra: dict[str, str] | None = None, triton_cache: str | None = None) -> dict[str, str]:
-    """The parent's environment without anything that looks like a credential."""
-    env = {k: v for k, v in os.environ.items() if not SECRET.search(k) and k != "TRITON_INTERPRET"}
+    """The variables a worker needs, by an allow-list (`confine.allowed_env`): nothing else of the
+    parent's. Its home and temporary folder are its own folder."""
+    env = confine.allowed_env(dict(os.environ))
+    env.pop("TRITON_INTERPRET", None)
     env.update(platform.env)
     env["TRITON_CACHE_DIR"] = triton_cache or str(workdir / "triton-cache")
+    env["KGB_GATE_DIR"] = str(gate_dir())
+    env.update(HOME=str(workdir), TMPDIR=str(workdir), USER="kgb", LOGNAME="kgb")
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     pin = platform.profile.visible_devices
@@ -87,6 +98,19 @@ def _death_reason(code: int | None) -> str:
     return f"worker exited with code {code} before a verdict"
 
 
+def confinement(request: Request, limits: Limits, workdir: Path, env: dict[str, str]) -> confine.Confinement:
+    """The worker's view: the toolchain read-only, its folder private, its Triton cache its own, the
+    device gate's folder shared, and its platform's device nodes."""
+    profile = request.platform.profile
+    own = (request.triton_cache,) if request.triton_cache else ()
+    allowed = limits.timeout_s if request.timing is None else limits.perf_timeout_s
+    return confine.Confinement(
+        scratch=str(workdir), copy_in=("candidate.py",), read_only=confine.toolchain(PACKAGE_DIR), own=own,
+        shared=(env["KGB_GATE_DIR"],),
+        devices=confine.device_nodes(profile.device_nodes), scratch_mb=limits.scratch_mb,
+        cpu_s=int(allowed * 8) + 60)
+
+
 def judge(request: Request, limits: Limits = Limits(),
           on_event: Callable[[dict], None] | None = None) -> Verdict:
     workdir = Path(tempfile.mkdtemp(prefix="kgb-"))
@@ -104,6 +128,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     candidate.write_text(request.code)
     memory = int(limits.memory_gb * 2**30) if (limits.memory_gb and not request.platform.profile.accelerated) else None
     req_path = workdir / "request.json"
+    env = worker_env(request.platform, workdir, request.device_index, request.extra_env, request.triton_cache)
     req_path.write_text(json.dumps({
         "op": request.op_id, "candidate": str(candidate), "device": request.platform.device,
         "platform": request.platform.name, "seed": request.seed, "sizes": list(request.plan.sizes),
@@ -112,10 +137,10 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         "memory_limit_bytes": memory,
         "timing": None if request.timing is None else asdict(request.timing),
         "spawned_at": time.time(),
+        "confinement": confinement(request, limits, workdir, env).to_dict() if limits.sandbox else None,
     }))
     log = workdir / "worker.log"
     read_fd, write_fd = os.pipe()
-    env = worker_env(request.platform, workdir, request.device_index, request.extra_env, request.triton_cache)
     with open(log, "wb") as log_file:
         proc = _spawn(req_path, write_fd, log_file.fileno(), workdir, env)
     os.close(write_fd)
@@ -126,13 +151,19 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     allowed = limits.timeout_s if request.timing is None else limits.perf_timeout_s
     deadline = start + allowed
     timed_out = False
+    overgrown: float | None = None
+    watched = Path(request.triton_cache) if request.triton_cache and limits.sandbox else None
     with os.fdopen(read_fd, "rb", buffering=0) as channel:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select([channel], [], [], min(remaining, 1.0))
+            if watched is not None:
+                overgrown = _over_cap(watched, limits.triton_cache_mb)
+                if overgrown is not None:
+                    break
+            ready, _, _ = select.select([channel], [], [], min(remaining, 0.5))
             if not ready:
                 continue
             chunk = channel.read(65536)
@@ -152,7 +183,7 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
                     current = None
                 elif kind in ("verdict", "infra_error"):
                     final = {"kind": kind, **event}
-    if timed_out:
+    if timed_out or overgrown is not None:
         _kill(proc)
     code = _reap(proc)
     _kill(proc)  # whatever the candidate left running in the worker's session goes too
@@ -175,6 +206,11 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
         return verdict(Status.INFRA_ERROR, f"harness error in the worker: {final['reason']}",
                        traceback=final.get("traceback"), layer="harness")
     running = current["case"] if current else None
+    if overgrown is not None:
+        shutil.rmtree(watched, ignore_errors=True)  # type: ignore[arg-type]
+        return verdict(Status.HACK_SANDBOX, f"wrote {overgrown:.0f} MiB into its Triton cache, the one host folder "
+                       f"it may write (at most {limits.triton_cache_mb} MiB): stopped, and the folder removed",
+                       failing_case=running, layer="sandbox")
     if timed_out:
         where = f" while running case {running!r}" if running else ""
         return verdict(Status.TIMEOUT, f"no verdict within {allowed:g} s{where}",
@@ -182,6 +218,18 @@ def _judge_in(workdir: Path, request: Request, limits: Limits,
     where = f" during case {running!r}" if running else " before any case ran"
     return verdict(Status.CRASH, f"{_death_reason(code)}{where}", failing_case=running,
                    log_tail=_tail(log) or None, layer="sandbox")
+
+
+def _over_cap(folder: Path, cap_mb: int) -> float | None:
+    """The folder's size in MiB where it is over `cap_mb`, else None."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total / 2**20 if total > cap_mb << 20 else None
 
 
 class WorkerProcess(Protocol):

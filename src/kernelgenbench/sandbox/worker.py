@@ -40,6 +40,16 @@ def main(argv: list[str]) -> int:
         channel.write(json.dumps({"event": event, **data}) + "\n")
 
     _limit_memory(request.get("memory_limit_bytes"))
+    if request.get("confinement") is not None:
+        from . import confine, linux
+
+        try:
+            confine.enter(confine.Confinement.from_dict(request["confinement"]))
+        except linux.SandboxError as e:  # nothing of the candidate has run: the harness's own failure
+            emit("infra_error", {"reason": f"the sandbox could not be set up: {e}",
+                                 "traceback": traceback.format_exc()})
+            channel.flush()
+            return 1
     try:
         import torch
         import triton

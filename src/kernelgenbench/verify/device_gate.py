@@ -28,10 +28,15 @@ class GateTimeout(RuntimeError):
     candidate's (the campaign times such a candidate again, alone)."""
 
 
+def gate_dir() -> Path:
+    """The folder of every device's lock files: one per machine, which confined workers reach by
+    name (their own temporary folder is private), so the parent sets it for them."""
+    return Path(os.environ.get("KGB_GATE_DIR") or Path(tempfile.gettempdir()) / "kernelgenbench-gates")
+
+
 def gate_path(device: str) -> Path:
     """Where the lock files of `device` live: one name per physical device."""
-    root = Path(os.environ.get("KGB_GATE_DIR") or tempfile.gettempdir())
-    return root / f"kernelgenbench-gate-{_identity(device)}"
+    return gate_dir() / f"kernelgenbench-gate-{_identity(device)}"
 
 
 def _identity(device: str) -> str:
