@@ -236,3 +236,115 @@ def test_composites_seen_below_autograd_are_judged_like_what_they_do():
     assert rule("broadcast_tensors", [x, x]) is None and rule("promote_types", x.dtype, i.dtype) is None
     assert rule("reshape_as", x, x) is None
     assert judge_aten("data", "to", (x, torch.float16), {}).rule == "data-op-host-move"
+
+
+MODULES = "import math\nimport typing\nimport torch\nimport triton\nimport triton.language as tl\n"
+
+
+@pytest.mark.parametrize("code", [
+    "t = torch",
+    "[torch][0].save(x, 'x.pt')",
+    "(t := torch).save(x, 'x.pt')",
+    "(lambda x, t=torch: t.save(x, 'x.pt'))(x)",
+    "g(torch)",
+    "return triton",
+    "return (torch, tl)",
+    "return {'m': math}",
+    "return {typing}",
+    "return (torch if x else triton).cdiv",
+    "for m in (torch,):\n        pass",
+    "with torch as t:\n        pass",
+    "return x is torch",
+    "k = triton.language",  # a chain that ends on a module binds it too
+    "c = torch.cuda",
+    "c = getattr(torch, 'cuda')",
+])
+def test_a_module_is_only_ever_the_head_of_an_attribute_chain(code):
+    """trick 18: every rule reads what a module's chain names, so a module bound to a name, stored,
+    passed on or picked by an expression is a finding, on the line that does it."""
+    findings = scan(f"{MODULES}def f(x, g=None):\n    {code}\n")
+    assert {f.line for f in findings if f.rule == "module-alias"} == {7}, [f.describe() for f in findings]
+
+
+@pytest.mark.parametrize("code", [
+    "import torch as T\ndef f(x):\n    t = T\n",
+    "from triton import language as L\ndef f(x):\n    t = L\n",
+    "from triton.language.extra import libdevice\ndef f(x):\n    t = libdevice\n",
+    "import triton\ndef f(x, m=triton):\n    return x\n",
+    "from triton.runtime import driver\ndef f(x):\n    d = driver\n",
+    "def f(x):\n    t = torch\nimport torch\n",  # imported below its use
+])
+def test_a_module_under_an_import_alias_is_held_to_the_same_rule(code):
+    findings = scan(code)
+    assert "module-alias" in {f.rule for f in findings}, [f.describe() for f in findings]
+    assert all(f.advice() == RULES[f.rule].comply for f in findings)
+
+
+@pytest.mark.parametrize("code, rule", [
+    ("import triton\ndef f(x):\n    return triton.runtime.driver.active.utils.load_binary('k', b'', 0, 0)\n",
+     "module-internal"),
+    ("from triton.runtime import driver\ndef f(x):\n    return driver.active.utils.load_binary('k', b'', 0, 0)\n",
+     "module-internal"),
+    ("import triton\ndef f(x):\n    return triton.runtime.driver\n", "module-internal"),
+    ("import triton\ndef f(x):\n    return triton.compiler.compile(x)\n", "module-internal"),
+    ("import triton\ndef f(x):\n    return triton.knobs.cache.dir\n", "module-internal"),
+    ("import triton\ndef f(x):\n    triton.knobs.cache.dir = '.'\n", "module-internal"),
+    ("import triton\ndef f(x):\n    return triton.runtime.cache.get_cache_manager\n", "module-internal"),
+    ("from triton import runtime\ndef f(x):\n    return runtime.cache\n", "module-internal"),
+    ("from triton import knobs\n", "module-internal"),
+    ("import triton.compiler\n", "module-internal"),
+    ("from triton.runtime.cache import get_cache_manager\n", "module-internal"),
+    ("import typing\ndef f(x):\n    return typing.sys.modules\n", "module-internal"),
+    ("import typing\ndef f(x):\n    return typing._eval_type\n", "module-internal"),
+    ("import triton.language as tl\ndef f(x):\n    return tl.core.builtins.open('f')\n", "module-internal"),
+    ("import triton.language as tl\ndef f(x):\n    return tl.core.knobs\n", "module-internal"),
+    ("from triton.language.core import builtins\n", "module-internal"),
+    ("import triton.language.core as c\ndef f(x):\n    return c.builtins\n", "module-internal"),
+    ("import typing\ndef f(x):\n    return typing.get_type_hints(f)\n", "dynamic-code"),
+    ("from triton.language import *\n", "import"),
+    ("import triton\n@triton.jit\ndef k(x):\n    pass\ndef f(x):\n    return k.fn(x)\n", "launch"),
+])
+def test_module_internals_are_out_of_reach(code, rule):
+    """Triton's internals only along the chains honest code writes; no module a module imports for
+    itself (`typing.sys`, `tl.core.builtins`); no kernel body run as plain Python."""
+    findings = scan(code)
+    assert rule in {f.rule for f in findings}, [f.describe() for f in findings]
+
+
+@pytest.mark.parametrize("code", [
+    # Triton's fused-softmax tutorial reads the device this way
+    "import triton\ndef f(x):\n    d = triton.runtime.driver.active.get_active_torch_device()\n"
+    "    t = triton.runtime.driver.active.get_current_target()\n"
+    "    i = triton.runtime.driver.active.get_current_device()\n"
+    "    p = triton.runtime.driver.active.utils.get_device_properties(i)\n"
+    "    return p['multiprocessor_count'], d, t\n",
+    "from triton.runtime import driver\n"
+    "def f(x):\n    return driver.active.utils.get_device_properties(x)['max_shared_mem']\n",
+    "import triton.runtime\ndef f(x):\n    return triton.runtime.driver.active.get_current_device()\n",
+    "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+    "def f(x):\n    return TensorDescriptor.from_tensor(x, [16, 16])\n",
+    "from triton.language.extra import libdevice\nimport triton.language as tl\n"
+    "def f(x):\n    return libdevice.rsqrt, tl.extra.cuda.libdevice.exp, tl.math.div_rn\n",
+    "from typing import Optional, Tuple\nimport typing\nimport math\nimport torch\n"
+    "def f(x: torch.Tensor, o: Optional[torch.Tensor] = None) -> typing.Tuple[int, ...]:\n"
+    "    assert isinstance(x, torch.Tensor) and x.dtype in (torch.float16, torch.bfloat16)\n"
+    "    return (math.prod(x.shape), math.ceil(math.log2(4)))\n",
+    "import torch\nimport triton.language as tl\nTL = {torch.float16: tl.float16, torch.float32: tl.float32}\n"
+    "def f(x):\n    return TL[x.dtype] if hasattr(tl, 'float8e4nv') else getattr(torch, 'float16')\n",
+    "import triton\nimport triton.language as tl\nfrom triton import jit\n"
+    "@triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=4)], key=['n'])\n"
+    "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})\n"
+    "@jit\ndef k(x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, D: tl.constexpr = tl.float32):\n    t = tl\n"
+    "def f(x):\n    k[(triton.cdiv(x.numel(), 128),)](x, x.numel())\n    return x\n",
+    # a self-test is never run, and never judged
+    "import torch\nif __name__ == '__main__':\n    t = torch\n    print(t)\n",
+])
+def test_honest_module_use_is_clean(code):
+    assert scan(code) == [], [f.describe() for f in scan(code)]
+
+
+def test_a_chain_is_judged_once_as_a_whole():
+    """One finding per chain, not one per prefix (`triton.knobs.cache`, `triton.knobs`...)."""
+    knobs = scan("import triton\ndef f(x):\n    return triton.knobs.cache.dir\n")
+    assert [f.rule for f in knobs] == ["module-internal"]
+    assert len(scan("import torch\ndef f(x):\n    return torch.ops.aten.sigmoid.default(x)\n")) == 1

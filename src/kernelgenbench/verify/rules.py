@@ -39,6 +39,24 @@ class Action(str, Enum):
 
 SEED_LIMIT = 8  # values a seed draw may have: Philox takes a seed and an offset
 
+# Triton's public host API: a chain through one of these names goes on to what the name is.
+TRITON_PUBLIC = frozenset({"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "language",
+                           "constexpr"})
+# The only chains into Triton's internals host code may write (a chain may go on past one, as a
+# class's constructor does): the device properties Triton's fused-softmax tutorial reads, and the
+# host-side TMA descriptor. `from triton.runtime import driver` may bind a part of one, which then
+# heads the rest; `utils.load_binary`, `triton.compiler`, `triton.knobs` and the caches stay out.
+TRITON_CHAINS = ("triton.runtime.driver.active.get_current_device",
+                 "triton.runtime.driver.active.get_active_torch_device",
+                 "triton.runtime.driver.active.get_current_target",
+                 "triton.runtime.driver.active.utils.get_device_properties",
+                 "triton.tools.tensor_descriptor.TensorDescriptor")
+# Modules an attribute chain may pass through, besides triton.language's own submodules: a module
+# another one imports for itself (`typing.sys`, `tl.core.builtins`, `tl.core.knobs`) is out of reach.
+OPEN_MODULES = frozenset({"torch", "torch.cuda", "triton", "triton.language", "math", "typing"})
+# typing's functions that evaluate strings as code (a string annotation is code L1 never reads).
+TYPING_EVALUATES = frozenset({"get_type_hints", "ForwardRef", "evaluate_forward_ref"})
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -75,11 +93,25 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "may be used freely; where an output's size depends on the inputs, count in a kernel and read "
          "only the count (`.item()`)"),
     Rule("import", "The file imports a module other than torch, triton (triton.language and its submodules, "
-         "such as triton.language.extra.libdevice), math and typing.",
+         "such as triton.language.extra.libdevice), math and typing, or imports `*` (names no rule sees).",
          "remove the import; compute in Triton, and use `math` for host-side arithmetic on Python numbers"),
     Rule("dynamic-code", "The file runs code it builds at run time (`exec`, `eval`, `compile`, `__import__`, "
-         "`globals()`, `getattr` with a computed name) or opens files.",
+         "`globals()`, `getattr` with a computed name, `typing.get_type_hints` on string annotations) or opens "
+         "files.",
          "write the code out; only constant attribute names are judged statically"),
+    Rule("module-alias", "The file uses a module (torch, triton, triton.language, math, typing, or a name "
+         "it imports one as) other than at the head of an attribute chain: bound to a name (`t = torch`, "
+         "`(t := torch)`), put in a container (`[torch][0]`), given as a default or call argument "
+         "(`lambda t=torch: ...`, `f(torch)`), returned, or picked by an expression. Every other rule reads "
+         "what a module's chain names; a module under another name hides it.",
+         "write the module at the head of each use (`torch.empty(...)`, `tl.load(...)`, `triton.cdiv(...)`); "
+         "to use a shorter name, import it under that name (`import triton.language as tl`)"),
+    Rule("module-internal", "Host code reached into a module's internals: Triton beyond its public API "
+         "(`triton.runtime`, `triton.compiler`, `triton.knobs`, `triton.backends`, `triton.tools`, private "
+         "names), or a module another one imports for itself (`typing.sys`, `tl.core.builtins`).",
+         f"use Triton's public API (triton.{', triton.'.join(sorted(TRITON_PUBLIC, key=str.lower))}) and of its "
+         f"internals only {', '.join(f'`{c}`' for c in TRITON_CHAINS)}; device properties also come from "
+         "`torch.cuda.get_device_properties(...)`"),
     Rule("monkey-patch", "The file assigns to an attribute of something it did not create (a module, a class, "
          "a tensor), or rebinds `__name__`.",
          "keep state in local variables and arguments"),
@@ -104,7 +136,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "use the public API (`x.dtype`, `x.shape`...); `__name__` may be read, e.g. in an "
          "`if __name__ == \"__main__\":` self-test, which is never run and never judged"),
     Rule("launch", "The file calls a kernel's `.run` or `.warmup`, which bypasses the launch path the harness "
-         "watches.",
+         "watches, or reaches its Python function (`.fn`), which runs its body on the host unjudged.",
          "launch kernels as `kernel[grid](...)`"),
     Rule("structure", "The file has a statement kind the contract does not allow at module level, or an "
          "async function, or a decorator other than triton.jit/autotune/heuristics and torch.no_grad/"

@@ -7,31 +7,43 @@ builtin, such as `d.values()` or `dims.sort()`, is left to the op trace, which s
 call), plus the structural rules no runtime layer can see: imports, dynamic code, monkey-patching,
 module state, fallbacks, streams and threads. Each finding names its line and rule, so a model
 learns what to change. An `if __name__ == "__main__":` self-test is never run, and never judged.
+
+The rules read what an attribute chain names (`torch.softmax`, `tl.core.builtins`), so a module
+may appear only at the head of one: bound to a name, put in a container or passed on, it would
+take its chains out of sight. A chain is judged whole, against the modules it passes through on
+the installed packages: Triton's internals only along the few chains honest code writes.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
+import inspect
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 
 import torch
 
 from .rules import (
     ALWAYS_MOVES,
     CONTEXTS,
+    OPEN_MODULES,
     RULES,
     TENSOR_METHOD_ACTIONS,
     TORCH_CUDA_ALLOWED,
     TORCH_FUNCTION_ACTIONS,
+    TRITON_CHAINS,
+    TRITON_PUBLIC,
+    TYPING_EVALUATES,
     Action,
     allows,
     rule_for,
 )
 
 ALLOWED_MODULES = {"torch", "triton", "triton.language", "math", "typing", "__future__"}
-TRITON_ALLOWED = {"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "language",
-                  "constexpr", "runtime", "tools"}
+ROOTS = frozenset({"torch", "triton", "math", "typing"})  # the packages whose chains the scan follows
 DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "torch.no_grad", "torch.inference_mode"}
 BANNED_CALLS = {"exec", "eval", "compile", "__import__", "open", "globals", "locals", "vars",
                 "setattr", "delattr", "breakpoint", "memoryview"}
@@ -39,6 +51,11 @@ MUTATING_METHODS = {"append", "extend", "insert", "pop", "update", "setdefault",
                     "remove", "discard", "popitem", "__setitem__"}
 # Builtins whose result advances as it is read: at module level, a counter of calls that no write shows
 ITERATORS = {"iter", "map", "filter", "zip", "enumerate", "reversed"}
+# A kernel's attributes that run it past the launch path, or run its body as plain Python on the host
+KERNEL_BYPASSES = {"warmup": "bypasses the launch path; launch kernels as kernel[grid](...)",
+                   "run": "bypasses the launch path; launch kernels as kernel[grid](...)",
+                   "fn": "is the kernel's Python function: called on the host, its body runs unjudged"}
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -143,6 +160,61 @@ def _iterator(value: ast.expr) -> bool:
     return False
 
 
+def _open(module: str) -> bool:
+    """Whether an attribute chain may pass through the module named `module`."""
+    return module in OPEN_MODULES or module.startswith("triton.language.")
+
+
+@cache
+def _reach(path: str) -> tuple[str | None, bool]:
+    """Follow `path` (`typing.sys.modules`) through the installed packages, running nothing of them
+    (no property, no module `__getattr__`; a submodule not yet imported is found by its spec):
+    the first module on it that host code may not reach (None if none), and whether it ends on a
+    module. A name not there statically (made at run time) ends the walk: the binder finds out."""
+    head, *rest = path.split(".")
+    obj: object = importlib.import_module(head)
+    for name in rest:
+        nxt = inspect.getattr_static(obj, name, _MISSING)
+        if nxt is _MISSING and isinstance(obj, ModuleType) and hasattr(obj, "__path__"):
+            sub = f"{obj.__name__}.{name}"
+            if importlib.util.find_spec(sub) is None:
+                return None, False
+            if not _open(sub):
+                return sub, True
+            try:
+                nxt = importlib.import_module(sub)
+            except ImportError:  # a language submodule this installation cannot load: nothing to reach
+                return None, False
+        if nxt is _MISSING:
+            return None, False
+        if isinstance(nxt, ModuleType) and not _open(nxt.__name__):
+            return nxt.__name__, True
+        obj = nxt
+    return None, isinstance(obj, ModuleType)
+
+
+def _on_chain(path: str) -> bool:
+    """Whether `path` is one of Triton's allowed internal chains, or goes on past one."""
+    return any(path == c or path.startswith(c + ".") for c in TRITON_CHAINS)
+
+
+def _leads_to_chain(path: str) -> bool:
+    """Whether `path` is a part of an allowed internal chain (`triton.runtime.driver`): it may be
+    imported, and the name it binds then heads the rest of the chain."""
+    return any(c.startswith(path + ".") for c in TRITON_CHAINS)
+
+
+def _judged(module: ast.Module) -> list[ast.stmt]:
+    """The statements that run on import: all but the body of an `if __name__ == "__main__":`."""
+    judged: list[ast.stmt] = []
+    for stmt in module.body:
+        if isinstance(stmt, ast.If) and _is_main_guard(stmt):
+            judged.extend(stmt.orelse)  # an else branch does run on import
+        else:
+            judged.append(stmt)
+    return judged
+
+
 def _is_main_guard(stmt: ast.stmt) -> bool:
     """`if __name__ == "__main__":`, either way round."""
     if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
@@ -161,7 +233,34 @@ class _Scanner(ast.NodeVisitor):
         self.size_reads = size_reads
         self.findings: list[Finding] = []
         self.aliases: dict[str, str] = {}  # local name -> module path ("tl" -> "triton.language")
+        self.heads: dict[str, str] = {}  # names that may only head a chain: modules, parts of TRITON_CHAINS
+        self.chain_heads: set[int] = set()  # ids of the names that head an attribute chain
+        self.inner: set[int] = set()  # ids of attributes inside a longer chain (judged with it)
         self.module_names: set[str] = set()  # names bound at module level
+
+    def prepare(self, tree: ast.Module) -> None:
+        """Bind every import before any use is judged (a function may use a module imported below
+        it), and note the names and attributes that are parts of a longer chain."""
+        for stmt in _judged(tree):
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Import):
+                    for a in n.names:
+                        self._bind(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
+                elif isinstance(n, ast.ImportFrom) and not n.level:
+                    for a in n.names:
+                        if a.name != "*":
+                            self._bind(a.asname or a.name, f"{n.module}.{a.name}")
+                elif isinstance(n, ast.Attribute):
+                    if isinstance(n.value, ast.Name):
+                        self.chain_heads.add(id(n.value))
+                    elif isinstance(n.value, ast.Attribute):
+                        self.inner.add(id(n.value))
+
+    def _bind(self, name: str, path: str) -> None:
+        """`name` is imported as `path`; a module, or a part of an allowed chain, may only head one."""
+        self.aliases[name] = path
+        if path.split(".")[0] in ROOTS and (_leads_to_chain(path) or _reach(path)[1]):
+            self.heads[name] = path
 
     def flag(self, node: ast.AST, rule: str, detail: str) -> None:
         assert rule in RULES, rule
@@ -183,33 +282,29 @@ class _Scanner(ast.NodeVisitor):
         return name in ALLOWED_MODULES or name.startswith("triton.language.")
 
     def visit_Import(self, node: ast.Import) -> None:
+        """Names were bound by `prepare`; here each import is judged."""
         for a in node.names:
-            if not self._module_allowed(a.name):
+            if self._module_allowed(a.name) or a.name.startswith("triton."):
+                self._judge(node, a.name, f"import {a.name}", bound=True)
+            else:
                 self.flag(node, "import", f"import of `{a.name}` is not allowed")
-            self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = node.module or ""
-        if node.level or not self._module_allowed(mod):
+        if node.level or not (self._module_allowed(mod) or mod.startswith("triton.")):
             self.flag(node, "import", f"import from `{'.' * node.level}{mod}` is not allowed")
             return
         for a in node.names:
-            full = f"{mod}.{a.name}"
-            if mod == "torch":
+            if a.name == "*":
+                self.flag(node, "import", f"`from {mod} import *` is not allowed (it binds names no rule sees)")
+            elif mod == "torch":
                 self._check_torch(node, [a.name], f"from torch import {a.name}")
-            if mod == "triton" and a.name not in TRITON_ALLOWED:
-                self.flag(node, "import", f"`from triton import {a.name}` is not allowed")
-            self.aliases[a.asname or a.name] = full
+            else:
+                self._judge(node, f"{mod}.{a.name}", f"from {mod} import {a.name}", bound=True)
 
     # structure -------------------------------------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
-        for stmt in node.body:
-            if _is_main_guard(stmt):
-                assert isinstance(stmt, ast.If)
-                for other in stmt.orelse:  # an else branch does run on import
-                    self._module_level(other)
-                    self.visit(other)
-                continue
+        for stmt in _judged(node):
             self._module_level(stmt)
             self.visit(stmt)
 
@@ -329,6 +424,12 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, "dunder", f"`{node.id}` is not allowed")
         elif node.id in BANNED_CALLS:
             self.flag(node, "dynamic-code", f"`{node.id}` is not allowed")
+        elif node.id in self.heads and isinstance(node.ctx, ast.Load) and id(node) not in self.chain_heads:
+            path = self.heads[node.id]
+            what = "the module" if _reach(path)[0] is None else "the internal"
+            what += f" `{node.id}`" if path == node.id else f" `{path}` (as `{node.id}`)"
+            self.flag(node, "module-alias", f"{what} is used as a value (bound, stored or passed on); it may only "
+                                            f"head an attribute chain (`{node.id}.name`)")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr.startswith("__"):
@@ -336,36 +437,63 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.ctx, (ast.Store, ast.Del)):
             self.flag(node, "monkey-patch", f"assignment to attribute `{ast.unparse(node)}` is not allowed")
         dotted = _dotted(node)
-        if dotted is not None:
+        if dotted is not None and id(node) not in self.inner:
             self._check_module_path(node, dotted)
         if node.attr in ("data_ptr", "untyped_storage", "storage", "_cdata"):
             self.flag(node, "pointer-key", f"`.{node.attr}` is not allowed (results keyed on memory)")
-        if node.attr in ("warmup", "run") and isinstance(node.ctx, ast.Load):
-            self.flag(node, "launch", f"`.{node.attr}` bypasses the launch path; launch kernels as kernel[grid](...)")
+        if node.attr in KERNEL_BYPASSES and isinstance(node.ctx, ast.Load):
+            self.flag(node, "launch", f"`.{node.attr}` {KERNEL_BYPASSES[node.attr]}")
         self.generic_visit(node)
 
     def _check_module_path(self, node: ast.AST, dotted: str) -> None:
+        """A whole chain as written (`tl.core.builtins`), judged where its head is an import."""
         head, *rest = dotted.split(".")
         base = self.aliases.get(head)
         if base is None or not rest:
             return
-        path = f"{base}.{'.'.join(rest)}".split(".")
-        if path[0] == "torch":
-            self._check_torch(node, path[1:], dotted)
-        elif path[0] == "triton" and len(path) > 1 and path[1] not in TRITON_ALLOWED:
-            self.flag(node, "import", f"`{dotted}` is not allowed")
+        self._judge(node, ".".join([base, *rest]), dotted, bound=False)
 
-    def _check_torch(self, node: ast.AST, path: list[str], shown: str) -> None:
-        """`path` is what follows `torch.`: judged by the action it names."""
+    def _judge(self, node: ast.AST, path: str, shown: str, bound: bool) -> None:
+        """`path` is a whole chain from its package (`triton.language.core.builtins`), or what an
+        import names, where `bound` (a part of an allowed chain may be imported, to head the rest)."""
+        parts = path.split(".")
+        root = parts[0]
+        if root not in ROOTS or len(parts) == 1:
+            return
+        if root == "torch" and self._check_torch(node, parts[1:], shown):
+            return
+        if root == "triton" and parts[1] not in TRITON_PUBLIC:
+            if not (_on_chain(path) or (bound and _leads_to_chain(path))):
+                full = "" if path == shown else f" (`{path}`)"
+                self.flag(node, "module-internal", f"`{shown}`{full} reaches Triton's internals, which host code "
+                                                   "may use only along a few public chains")
+            return
+        if root == "typing" and parts[1] in TYPING_EVALUATES:
+            self.flag(node, "dynamic-code", f"`{shown}` evaluates strings as code")
+            return
+        private = next((p for p in parts[1:] if p.startswith("_") and not p.startswith("__")), None)
+        if root != "torch" and private is not None:
+            self.flag(node, "module-internal", f"`{shown}`: `{private}` is private to `{root}`")
+            return
+        internal, module = _reach(path)
+        if internal is not None:
+            self.flag(node, "module-internal", f"`{shown}` reaches the module `{internal}`, which host code "
+                                               "may not use")
+        elif module and not bound:
+            self.flag(node, "module-alias", f"`{shown}` is the module `{path}` itself, used as a value; a module "
+                                            "may only head an attribute chain")
+
+    def _check_torch(self, node: ast.AST, path: list[str], shown: str) -> bool:
+        """`path` is what follows `torch.`: judged by the action it names. Whether it was flagged."""
         first = path[0] if path else ""
         if isinstance(getattr(torch, first, None), torch.dtype):
-            return
+            return False
         if first == "Tensor" and len(path) > 1:
             self.flag(node, "host-compute", f"`{shown}` is not allowed (Tensor methods through the class)")
-            return
+            return True
         if first == "cuda" and len(path) > 1 and path[1] not in TORCH_CUDA_ALLOWED:
             self.flag(node, "concurrency", f"`{shown}` is not allowed (streams, events, graphs)")
-            return
+            return True
         action = TORCH_FUNCTION_ACTIONS.get(first, Action.COMPUTE)
         if not allows(self.work, action):
             rule = rule_for(self.work, action)
@@ -373,9 +501,14 @@ class _Scanner(ast.NodeVisitor):
                    "host-random": "random values come from the kernel; only a random operator draws a seed"}.get(
                 rule, "this operator's copy or fill must be a Triton kernel")
             self.flag(node, rule, f"`{shown}` is not allowed outside kernels ({why})")
+            return True
+        return False
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if isinstance(func, ast.Name) and func.id in ("getattr", "hasattr") and node.args \
+                and isinstance(node.args[0], ast.Name):
+            self.chain_heads.add(id(node.args[0]))  # judged as the chain it names, or only tested
         if isinstance(func, ast.Name) and func.id == "getattr":
             if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) \
                     or not isinstance(node.args[1].value, str):
@@ -408,7 +541,7 @@ class _Scanner(ast.NodeVisitor):
 
     def _check_getattr(self, node: ast.Call, target: ast.AST, name: str) -> None:
         """getattr(obj, "name") is judged as obj.name would be."""
-        if name.startswith("__") or name in ("data_ptr", "untyped_storage", "storage", "warmup", "run"):
+        if name.startswith("__") or name in ("data_ptr", "untyped_storage", "storage", *KERNEL_BYPASSES):
             self.flag(node, "dynamic-code", f"getattr of `{name}` is not allowed")
         base = _dotted(target)
         if base is not None and base.split(".")[0] in self.aliases:
@@ -444,6 +577,7 @@ def scan(source: str, work: str = "compute", size_reads: bool = False) -> list[F
     except SyntaxError:
         return []
     scanner = _Scanner(work, size_reads)
+    scanner.prepare(tree)
     scanner.visit(tree)
     return sorted(scanner.findings, key=lambda f: f.line)
 
