@@ -117,8 +117,9 @@ PY
            "$py" benchmarks/mixed_candidates.py --out runs/mixed ${KGB_OPS:+--ops "$KGB_OPS"} \
              ${KGB_SOURCE:+--source "$KGB_SOURCE"}
            $t "$py" -m kernelgenbench.cli run --method files --dir runs/mixed --device cuda --perf --quick-timing \
-             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} --db $db --name "$mixed" \
-             --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 | tee -a "$out/mixed.log"
+             --no-copy-check ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} --db $db \
+             --name "$mixed" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 \
+             | tee -a "$out/mixed.log"
            "$py" benchmarks/speed.py throughput --db $db --run "$mixed" --tag "throughput-$mixed" --out "$out" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac

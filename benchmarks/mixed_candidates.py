@@ -12,8 +12,10 @@ DIR/SOURCE/NAME/ (the files method judges a folder as the operator's samples):
                   (a second honest sample, as pass@k draws)
 
 Usage: python benchmarks/mixed_candidates.py --out DIR [--ops a,b | --source S]
-       kgbench run --method files --dir DIR --perf --quick-timing --name mixed-h200
+       kgbench run --method files --dir DIR --perf --quick-timing --no-copy-check --name mixed-h200
        python benchmarks/speed.py throughput --run mixed-h200 --tag throughput-mixed-h200 ...
+The set is built from the shipped solutions, so it is judged with the copy check off
+(`--no-copy-check`): with it, most of its files would be hack_copied without being run.
 """
 
 from __future__ import annotations

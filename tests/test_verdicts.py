@@ -34,7 +34,7 @@ def test_failure_statuses(candidate, stem, status, evidence):
 
 
 def test_an_input_inside_a_list_must_be_left_as_it_came(candidate):
-    v = judge(candidate("cat_zeroes_an_input"), op="aten::cat")
+    v = judge(candidate("cat_zeroes_an_input"), op="aten::cat", copy_check=False)  # the shipped cat, then a write
     assert v.status is Status.WRONG_RESULT and "modified its input `tensors`" in v.reason, v.reason
 
 

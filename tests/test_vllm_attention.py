@@ -162,7 +162,7 @@ def test_v2_workspaces_are_scratch_but_inputs_stay_read_only(tmp_path, target: s
     source = (solutions_dir() / "vllm" / "paged_attention_v2.py").read_text() + SCRIBBLE.format(target=target)
     path = tmp_path / "paged_attention_v2.py"
     path.write_text(source)
-    v = api.verify_file(path, "vllm::paged_attention_v2", device="cpu", seed=5, fail_fast=True)
+    v = api.verify_file(path, "vllm::paged_attention_v2", device="cpu", seed=5, fail_fast=True, copy_check=False)
     assert (v.status is Status.PASS) == passes, f"{v.status.value}: {v.reason}"
     if not passes:
         assert v.status is Status.WRONG_RESULT and "`query`" in v.reason

@@ -17,8 +17,9 @@ from .platforms import Platform, detect, profile
 from .sandbox import Limits, Request, judge, warm_up
 from .store import Store, StoreError
 from .suite import registry
+from .suite.solutions import is_shipped
 from .suite.spec import SIZES, TWIN_MARK
-from .verify import rules
+from .verify import copied, rules
 from .verify.audit import OperatorAudit, audit_operator
 from .verify.pipeline import CHECKS, Plan
 from .verify.timing import TimingConfig
@@ -43,9 +44,13 @@ def read_source(path: str | Path) -> str:
 
 def verify_file(path: str | Path, op: str, *, device: str | None = None, public_only: bool = False,
                 seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False,
-                checks: tuple[str, ...] = CHECKS, triton_cache: str | None = None) -> Verdict:
+                checks: tuple[str, ...] = CHECKS, triton_cache: str | None = None,
+                copy_check: bool = True) -> Verdict:
     """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker
-    (`triton_cache`: a folder for its compiled kernels that outlives the worker, for `time_file`)."""
+    (`triton_cache`: a folder for its compiled kernels that outlives the worker, for `time_file`).
+    A copy of a shipped solution is `hack_copied` (`verify/copied.py`) without being run, unless
+    `path` is itself one of solutions/ or `copy_check=False` (the reference method's own files).
+    """
     operator = registry.get(prompts.real_id(op))
     code = read_source(path)
     platform = detect(device)
@@ -54,6 +59,10 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
         raise UsageError(f"unknown checks {sorted(unknown)}: choose from {', '.join(CHECKS)}")
     plan = Plan.on(platform, public_only=public_only, fail_fast=fail_fast, checks=tuple(checks))
     seed = secrets.randbits(47) if seed is None else seed
+    if copy_check and not is_shipped(path):
+        copy = copied.check(operator.id, code, seed=seed, platform=platform.name)
+        if copy is not None:
+            return copy
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.profile.accelerated else None,
                          triton_cache=triton_cache), Limits(timeout_s=timeout_s))
 
@@ -107,7 +116,7 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
                                      "perf": None, "graph": False, "quick_timing": False, "executor": "local",
-                                     "fail_fast": False}
+                                     "fail_fast": False, "copy_check": True}
 EXECUTORS = ("local", "ray")
 
 
@@ -139,7 +148,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
-        fail_fast: bool | None = None, on_outcome: Callable[[Outcome], None] | None = None,
+        fail_fast: bool | None = None, copy_check: bool | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
 
@@ -156,6 +166,9 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     stops judging a candidate at its first failing case: the same status, reason and failing case
     (the first failure decides them anyway), without the later cases' results, so a campaign of
     mostly failing candidates is judged faster.
+    A candidate that copies a shipped solution is `hack_copied` without being judged, except the
+    reference method's (`verify/copied.py`); `copy_check=False` judges copies too, for studies of
+    the harness itself (the throughput benchmark's mixed set is built from the solutions).
     """
     try:
         file = load(config) if config is not None else {}
@@ -164,12 +177,13 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     given = {"method": method, "ops": ops, "source": source, "db": db, "device": device, "name": name,
              "workers": workers, "timers": timers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf,
              "graph": graph, "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
-             "with_perturbed": with_perturbed, "fail_fast": fail_fast, **method_options}
+             "with_perturbed": with_perturbed, "fail_fast": fail_fast,
+             "copy_check": copy_check, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timers", "timeout", "concurrency",
                  "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed",
-                 "fail_fast")}
+                 "fail_fast", "copy_check")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -204,7 +218,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
                             name=campaign["name"], fresh=fresh, executor=pool, concurrency=concurrency,
                             extra_config=extra, check=False, on_outcome=on_outcome,
-                            plan=plan, timing=timing, on_timing=on_timing)
+                            plan=plan, timing=timing, on_timing=on_timing, copy_check=bool(campaign["copy_check"]))
 
 
 def rejudge(db: str | Path, run_ref: str, platform: str, *, name: str | None = None, ops: list[str] | None = None,

@@ -243,6 +243,9 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                                             "all the platform affords)"),
         with_perturbed: Optional[bool] = typer.Option(None, "--with-perturbed", help="also run the perturbed "
                                                       "twins of the chosen operators (the report shows the gap)"),
+        no_copy_check: bool = typer.Option(False, "--no-copy-check", help="judge copies of the shipped "
+                                           "solutions too, instead of calling them hack_copied unjudged (only "
+                                           "to study the harness; recorded as copy_check: false)"),
         fail_fast: Optional[bool] = typer.Option(None, "--fail-fast", help="stop judging a candidate at its first "
                                                  "failing case (same verdict, fewer case results)")
         ) -> None:
@@ -273,6 +276,7 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      retries=retries, samples=samples, n=n, rounds=rounds, agent=agent, budget=budget,
                      perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
                      executor=executor, address=address, with_perturbed=with_perturbed, fail_fast=fail_fast,
+                     copy_check=False if no_copy_check else None,
                      on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:

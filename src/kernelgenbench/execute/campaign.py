@@ -25,10 +25,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, TypeVar
 
 from ..methods.base import Interrupted, Method, Task, Turn
+from ..methods.stored import StoredMethod
 from ..platforms import Platform, device_memory, environment
 from ..sandbox import Limits, Request, judge
 from ..store import NO_CODE, Attempt, Run, Store, code_sha
 from ..suite.spec import Operator
+from ..verify import copied
 from ..verify.pipeline import Plan
 from ..verify.timing import TimingConfig, timing_bytes
 from ..verify.verdict import Status, Verdict
@@ -107,6 +109,14 @@ def _same_code_as(attempt_id: int, verdict: Verdict) -> Verdict:
     return replace(verdict, extra=verdict.extra | {"same_code_as": verdict.extra.get("same_code_as", attempt_id)})
 
 
+def checks_copies(method: Method) -> bool:
+    """Whether `method`'s candidates are checked against the answer key (`verify/copied.py`): every
+    method's but the reference's, whose candidates are the shipped solutions (also when a stored
+    reference run is judged again)."""
+    origin = method.source.method if isinstance(method, StoredMethod) else method.name
+    return origin != "reference"
+
+
 def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
     return Verdict(op=attempt.op, status=Status.COMPILE_ERROR, reason=attempt.origin or "no candidate",
                    layer="bind", seed=run.seed, platform=run.platform)
@@ -115,7 +125,7 @@ def _missing_verdict(attempt: Attempt, run: Run) -> Verdict:
 class _Campaign:
     def __init__(self, store: Store, method: Method, run: Run, platform: Platform, plan: Plan, limits: Limits,
                  executor: Executor, concurrency: int, on_outcome: Callable[[Outcome], None] | None,
-                 on_timing: Callable[[Attempt, Verdict], None] | None = None):
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None, copy_check: bool = True):
         self.store, self.method, self.run, self.platform = store, method, run, platform
         self.plan, self.limits, self.executor = plan, limits, executor
         self.schedule = method.schedule()
@@ -124,6 +134,7 @@ class _Campaign:
         self.lock = threading.Lock()
         self.on_outcome = on_outcome
         self.on_timing = on_timing
+        self.checks_copies = copy_check and checks_copies(method)
         self.judged = 0
         self.generated = 0
 
@@ -175,6 +186,9 @@ class _Campaign:
             raise Interrupted
         if attempt.source_code is None:
             verdict = _missing_verdict(attempt, self.run)
+        elif self.checks_copies and (copy := copied.check(attempt.op, attempt.source_code, seed=self.run.seed,
+                                                          platform=self.run.platform)) is not None:
+            verdict = copy  # found here, in the parent: the worker's sandbox cannot see solutions/
         else:
             verdict = self.executor.call(self.judge_fn(), self.job(attempt))
         self.store.put_verdict(attempt.id, verdict)
@@ -269,9 +283,13 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
                  executor: Executor | None = None, plan: Plan | None = None, concurrency: int = 4,
                  extra_config: dict[str, Any] | None = None, check: bool = True,
                  on_outcome: Callable[[Outcome], None] | None = None, timing: TimingConfig | None = None,
-                 on_timing: Callable[[Attempt, Verdict], None] | None = None) -> CampaignResult:
+                 on_timing: Callable[[Attempt, Verdict], None] | None = None,
+                 copy_check: bool = True) -> CampaignResult:
     """Run (or resume) the campaign `name`; `check` runs the method's own check first. With `timing`,
-    every attempt that passes is then timed against the native baseline."""
+    every attempt that passes is then timed against the native baseline. A candidate that copies a
+    shipped solution is `hack_copied` without being judged (`verify/copied.py`), except the reference
+    method's; `copy_check=False` judges such copies too, for studies of the harness itself (the
+    throughput benchmark's mixed set is built from the solutions)."""
     if check:
         method.check()
     plan = plan or Plan.on(platform)
@@ -284,12 +302,13 @@ def run_campaign(store: Store, method: Method, ops: list[Operator], platform: Pl
               "fail_fast": plan.fail_fast,
               "timeout_s": limits.timeout_s, "samples": schedule.samples, "rounds": schedule.rounds,
               "early_stop": schedule.early_stop, "workers": executor.workers, "timers": executor.timers,
-              **(extra_config or {})}
+              "copy_check": copy_check and checks_copies(method), **(extra_config or {})}
     if timing is not None:
         config["timing"] = asdict(timing)
     run = store.open_run(name, method.name, config, platform.name, environment(platform), secrets.randbits(47))
     before = store.counts(run.id)[1]
-    campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing)
+    campaign = _Campaign(store, method, run, platform, plan, limits, executor, concurrency, on_outcome, on_timing,
+                         copy_check)
     ops = longest_first(list(ops), store.past_seconds(platform.name, "verify"), lambda op: op.id)
     if schedule.early_stop:
         units = [(op, schedule.samples_of(op.id)) for op in ops]

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from ..suite.solutions import solutions_dir
 from .base import register
 from .files import FilesMethod
 
-
-def solutions_dir() -> Path:
-    """solutions/ of the source checkout, or the copy installed inside the package."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[3] / "solutions", here.parents[1] / "solutions"):
-        if candidate.is_dir():
-            return candidate
-    return here.parents[3] / "solutions"
+__all__ = ["ReferenceMethod", "solutions_dir"]
 
 
 class ReferenceMethod(FilesMethod):

@@ -231,8 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("error: run with TRITON_INTERPRET=1 (the cases run in the interpreter to record launches)")
         return 2
-    from ..methods.reference import solutions_dir
     from ..suite import registry
+    from ..suite.solutions import solutions_dir
 
     ops = [o.strip() for o in args.ops.split(",")] if args.ops else [o.id for o in registry.specified()]
     unknown = [o for o in ops if not registry.is_specified(o)]

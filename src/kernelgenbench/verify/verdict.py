@@ -19,6 +19,7 @@ class Status(str, Enum):
     HACK_TRACE = "hack_trace"
     HACK_PROFILE = "hack_profile"
     HACK_TIMING = "hack_timing"
+    HACK_COPIED = "hack_copied"  # a copy of a shipped solution (verify/copied.py), found before judging
     INFRA_ERROR = "infra_error"
     UNSUPPORTED = "unsupported"  # the platform cannot run any of the operator's cases (fp64 on a chip without it)
 

@@ -18,7 +18,8 @@ from .model import RunView, SiteData
 STATUS_COLOURS = {
     "pass": "#2e7d32", "wrong_result": "#ef6c00", "compile_error": "#8e24aa", "runtime_error": "#c62828",
     "timeout": "#6d4c41", "crash": "#37474f", "hack_static": "#ad1457", "hack_ghost": "#d81b60",
-    "hack_trace": "#ec407a", "hack_profile": "#f06292", "hack_timing": "#f48fb1", "infra_error": "#9e9e9e",
+    "hack_trace": "#ec407a", "hack_profile": "#f06292", "hack_timing": "#f48fb1", "hack_copied": "#880e4f",
+    "infra_error": "#9e9e9e",
     "no_code": "#bdbdbd", "pending": "#e0e0e0",
 }
 P_GRID = [i / 50 for i in range(151)]  # fast_p for p from 0 to 3
