@@ -8,7 +8,8 @@
 # a call carries at most 64 MiB, so carry a copy with only the runs it needs: benchmarks/slim_store.py).
 #   run1      the README's run on the GPU with timing: every layer on small+large, then --perf
 #             (KGB_RETIME=op,op: delete those operators' timings in the run first, to time them again;
-#             KGB_TIMERS: timing jobs at once on the GPU, default 4)
+#             KGB_TIMERS: timing jobs at once on the GPU, default 4; KGB_NO_SANDBOX=1: unconfined workers)
+#   sandbox   whether workers can be confined here, then the escape corpus on the GPU platform
 #   gputests  the GPU-only tests (crash on illegal access, cuBLAS baseline, matmul tolerance)
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
 #   corpus    the whole cheat corpus on the GPU
@@ -50,6 +51,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
 perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
+box=; [ -n "${KGB_NO_SANDBOX:-}" ] && box=--no-sandbox  # KGB_NO_SANDBOX=1: run1 unconfined (the sandbox's cost)
 for step in "$@"; do
   left=$((end - SECONDS))
   if [ $left -lt 30 ]; then echo "== skipped $step: out of time"; continue; fi
@@ -80,8 +82,14 @@ PY
           fi
           $t "$py" -m kernelgenbench.cli run --method reference --device cuda $perf \
             ${KGB_OPS:+--ops "$KGB_OPS"} ${KGB_SOURCE:+--source "$KGB_SOURCE"} ${KGB_QUICK:+--quick-timing} \
-            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} 2>&1 \
+            --db $db --name "$run" --workers "${KGB_WORKERS:-12}" ${KGB_TIMERS:+--timers "$KGB_TIMERS"} $box 2>&1 \
             | tee -a "$out/run1.log" ;;
+    sandbox) # whether workers can be confined here, and the escape corpus on the GPU platform (its
+             # workers see the GPU's device nodes), the CUDA IPC escape included
+             "$py" -c "from kernelgenbench.sandbox import confine; print('confine.problem():', confine.problem())" \
+               2>&1 | tee "$out/sandbox-probe.txt"
+             KGB_ESCAPE_DEVICE=cuda $t "$py" -m pytest -q -p no:cacheprovider tests/test_escapes.py --sweep full -rA \
+               2>&1 | tee "$out/escapes-cuda.log" ;;
     gputests) $t "$py" -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py 2>&1 | tee "$out/gpu-tests.log" ;;
     corpus) # every cheat, not the daily sample; the interpreter-only variants (without the static scan)
             # cannot run there: the device's numpy (2.5) is too new for Triton 3.6's interpreter

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelgenbench.platforms import INTERPRETER
+from kernelgenbench.platforms import INTERPRETER, detect
 from kernelgenbench.sandbox import Limits, Request, judge
 from kernelgenbench.sandbox.confine import problem
 from kernelgenbench.sandbox.runner import PACKAGE_DIR
@@ -35,12 +35,16 @@ from kernelgenbench.verify.verdict import Status
 from .corpus import header
 
 ESCAPES = sorted((Path(__file__).parent / "escapes").glob("*.py"))
+ANY_DEVICE = [p for p in ESCAPES if "device" not in header(p)]
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 SECRET = "the-bait-secret-7f3a"
 ENV_SECRETS = {"DATABASE_URL": "postgres://judge:hunter2-db@db/kgb", "OPENAI_API_KEY": "sk-bait-0123456789"}
 CACHE_CAP_MB = 64
 
 pytestmark = pytest.mark.skipif(problem() is not None, reason=f"no sandbox on this machine: {problem()}")
+# KGB_ESCAPE_DEVICE=cuda runs the corpus on the GPU platform: its workers see the GPU's device nodes
+PLATFORM = detect(os.environ.get("KGB_ESCAPE_DEVICE", "cpu"))
+DEVICE_INDEX = 0 if PLATFORM.profile.accelerated else None
 
 
 @dataclass
@@ -71,7 +75,8 @@ class Bait:
     def fill(self, source: str, port: int) -> str:
         marks = {"@OUTSIDE@": str(self.outside), "@PORT@": str(port), "@PARENT_PID@": str(os.getpid()),
                  "@STORE@": str(self.store), "@SOLUTIONS@": str(SOLUTIONS), "@PACKAGE@": PACKAGE_DIR,
-                 "@OTHER_CACHE_NAME@": self.other_cache.name, "@MARKER@": f"kgb-escape-{self.root.name}"}
+                 "@OTHER_CACHE_NAME@": self.other_cache.name, "@MARKER@": f"kgb-escape-{self.root.name}",
+                 "@HANDLE@": "None"}
         for mark, value in marks.items():
             source = source.replace(mark, value)
         return source
@@ -160,13 +165,13 @@ def test_the_static_scan_refuses_every_escape(path):
 
 
 @pytest.mark.sweep
-@pytest.mark.parametrize("path", ESCAPES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", ANY_DEVICE, ids=lambda p: p.stem)
 def test_the_sandbox_alone_contains_every_escape(path, bait):
     h = header(path)
     code = bait.fill(path.read_text(), bait.port)
     before = bait.outside_files()
     plan = Plan(("small",), fail_fast=True, checks=("ghost", "trace", "profile"))
-    request = Request(h["op"], code, INTERPRETER, 7, plan, triton_cache=str(bait.own_cache))
+    request = Request(h["op"], code, PLATFORM, 7, plan, DEVICE_INDEX, triton_cache=str(bait.own_cache))
     v = judge(request, Limits(timeout_s=120, scratch_mb=256, triton_cache_mb=CACHE_CAP_MB))
     said = " ".join(str(x) for x in (v.reason, v.traceback, v.log_tail, v.to_dict()))
     assert v.status is Status(h["without-static"]), f"{v.status.value}: {v.reason}"
@@ -203,3 +208,24 @@ def test_without_the_sandbox_the_same_escapes_get_out(name, bait):
     got_out = (len(bait.outside_files()) > 3 or SECRET in said or any(s in said for s in ENV_SECRETS.values())
                or bool(bait.connections) or stored != [(SECRET,)] or bool(list(bait.other_cache.iterdir())))
     assert got_out, f"{name} stayed in without a sandbox: {v.status.value}: {v.reason}"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not PLATFORM.profile.accelerated, reason="needs KGB_ESCAPE_DEVICE=cuda and a GPU")
+def test_a_cuda_ipc_handle_of_the_judge_opens_nothing(bait):
+    """Device memory of another process (the judge's truths, another candidate's buffers) is reached
+    through a CUDA IPC handle; a confined worker (own IPC and PID namespaces) must not open one."""
+    import torch
+
+    secret = torch.full((1024,), 7.3125, device="cuda")
+    handle = secret.untyped_storage()._share_cuda_()
+    code = (Path(__file__).parent / "escapes" / "gpu_ipc_handle.py").read_text().replace("@HANDLE@", repr(handle))
+    plan = Plan(("small",), fail_fast=True, checks=("ghost", "trace", "profile"))
+    v = judge(Request("aten::silu", code, PLATFORM, 7, plan, DEVICE_INDEX), Limits(timeout_s=120))
+    said = " ".join(str(x) for x in (v.reason, v.traceback, v.log_tail))
+    assert "7.3125" not in said, f"the judge's device memory was read: {v.reason}"
+    assert v.status in (Status.RUNTIME_ERROR, Status.CRASH), f"{v.status.value}: {v.reason}"  # H200: "mapping of
+    # buffer object failed", which leaves the context unusable: a crash
+    unconfined = judge(Request("aten::silu", code, PLATFORM, 7, plan, DEVICE_INDEX),
+                       Limits(timeout_s=120, sandbox=False))
+    assert "7.3125" in unconfined.reason, f"the negative control read nothing either: {unconfined.reason}"

@@ -14,7 +14,7 @@ from .execute import CampaignResult, Executor, LocalPool, Outcome, run_campaign
 from .execute.cluster import ExecutorError
 from .execute.config import ConfigError, load
 from .platforms import Platform, detect, profile
-from .sandbox import Limits, Request, judge, warm_up
+from .sandbox import Limits, Request, confine, judge, warm_up
 from .store import Store, StoreError
 from .suite import registry
 from .suite.solutions import is_shipped
@@ -42,12 +42,32 @@ def read_source(path: str | Path) -> str:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
 
 
+TRUSTED_METHODS = ("reference",)  # code shipped with the harness: it may run unconfined where it must
+SANDBOX_MODE = "namespaces"  # what a run's config records for confined workers
+
+
+def confined(method: str, sandbox: bool = True) -> bool:
+    """Whether a run's workers are confined (`sandbox/confine.py`): always where this machine can.
+    Where it cannot, untrusted code (every method but the shipped reference) is refused unless the
+    user gave up the boundary (`sandbox=False`, `--no-sandbox`)."""
+    if not sandbox:
+        return False
+    problem = confine.problem()
+    if problem is None:
+        return True
+    if method in TRUSTED_METHODS:
+        return False
+    raise UsageError(f"{problem}; candidates of method {method!r} run only inside the sandbox: run as root or "
+                     "where user namespaces are allowed, or pass --no-sandbox to run them unconfined")
+
+
 def verify_file(path: str | Path, op: str, *, device: str | None = None, public_only: bool = False,
                 seed: int | None = None, timeout_s: float = 300.0, fail_fast: bool = False,
-                checks: tuple[str, ...] = CHECKS, triton_cache: str | None = None,
+                checks: tuple[str, ...] = CHECKS, triton_cache: str | None = None, sandbox: bool = True,
                 copy_check: bool = True) -> Verdict:
-    """Judge one candidate file on every case of `op` the platform affords, in a sandboxed worker
-    (`triton_cache`: a folder for its compiled kernels that outlives the worker, for `time_file`).
+    """Judge one candidate file on every case of `op` the platform affords, in a confined worker
+    (`triton_cache`: a folder for its compiled kernels that outlives the worker, for `time_file`;
+    `sandbox=False` gives up the confinement, as `--no-sandbox` does).
     A copy of a shipped solution is `hack_copied` (`verify/copied.py`) without being run, unless
     `path` is itself one of solutions/ or `copy_check=False` (the reference method's own files).
     """
@@ -64,7 +84,7 @@ def verify_file(path: str | Path, op: str, *, device: str | None = None, public_
         if copy is not None:
             return copy
     return judge(Request(operator.id, code, platform, seed, plan, 0 if platform.profile.accelerated else None,
-                         triton_cache=triton_cache), Limits(timeout_s=timeout_s))
+                         triton_cache=triton_cache), Limits(timeout_s=timeout_s, sandbox=confined("files", sandbox)))
 
 
 def explain_rules(op: str | None = None) -> str:
@@ -74,7 +94,7 @@ def explain_rules(op: str | None = None) -> str:
 
 def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int | None = None,
               config: TimingConfig = TimingConfig(), timeout_s: float = 600.0,
-              triton_cache: str | None = None) -> Verdict:
+              triton_cache: str | None = None, sandbox: bool = True) -> Verdict:
     """Time a candidate against the native baseline on `op`'s performance cases (a GPU is needed).
     Meant for a candidate that has passed `verify_file` (given its `triton_cache`, what that
     compiled is not compiled again); the timed outputs are checked again."""
@@ -83,7 +103,8 @@ def time_file(path: str | Path, op: str, *, device: str | None = None, seed: int
     platform = time_platform(device)
     seed = secrets.randbits(47) if seed is None else seed
     return judge(Request(operator.id, code, platform, seed, Plan(platform.sizes), 0, timing=config,
-                         triton_cache=triton_cache), Limits(perf_timeout_s=timeout_s))
+                         triton_cache=triton_cache),
+                 Limits(perf_timeout_s=timeout_s, sandbox=confined("files", sandbox)))
 
 
 def time_platform(device: str | None) -> Platform:
@@ -116,7 +137,7 @@ def _tiers(tiers: list[str] | None, default: tuple[str, ...]) -> tuple[str, ...]
 
 CAMPAIGN_DEFAULTS: dict[str, Any] = {"method": "reference", "db": "kgbench.db", "timeout": 300.0,
                                      "perf": None, "graph": False, "quick_timing": False, "executor": "local",
-                                     "fail_fast": False, "copy_check": True}
+                                     "fail_fast": False, "copy_check": True, "sandbox": True}
 EXECUTORS = ("local", "ray")
 
 
@@ -148,7 +169,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         timeout_s: float | None = None, concurrency: int | None = None, perf: bool | None = None,
         graph: bool | None = None, tiers: list[str] | None = None, quick_timing: bool | None = None,
         executor: str | None = None, address: str | None = None, with_perturbed: bool | None = None,
-        fail_fast: bool | None = None, copy_check: bool | None = None,
+        fail_fast: bool | None = None, sandbox: bool | None = None, copy_check: bool | None = None,
         on_outcome: Callable[[Outcome], None] | None = None,
         on_timing: Callable[[Any, Verdict], None] | None = None, **method_options: Any) -> CampaignResult:
     """Produce candidates with `method`, judge them, and store everything in `db`.
@@ -165,7 +186,8 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
     operators (`suite/perturbed`), so the report can show the original-vs-twin gap. `fail_fast`
     stops judging a candidate at its first failing case: the same status, reason and failing case
     (the first failure decides them anyway), without the later cases' results, so a campaign of
-    mostly failing candidates is judged faster.
+    mostly failing candidates is judged faster. `sandbox=False` runs workers unconfined (see
+    `confined`); the run records `sandbox: off`, and its reports say so.
     A candidate that copies a shipped solution is `hack_copied` without being judged, except the
     reference method's (`verify/copied.py`); `copy_check=False` judges copies too, for studies of
     the harness itself (the throughput benchmark's mixed set is built from the solutions).
@@ -178,12 +200,12 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
              "workers": workers, "timers": timers, "timeout": timeout_s, "concurrency": concurrency, "perf": perf,
              "graph": graph, "tiers": tiers, "quick_timing": quick_timing, "executor": executor, "address": address,
              "with_perturbed": with_perturbed, "fail_fast": fail_fast,
-             "copy_check": copy_check, **method_options}
+             "copy_check": copy_check, "sandbox": sandbox, **method_options}
     options = {**CAMPAIGN_DEFAULTS, **file, **{k: v for k, v in given.items() if v is not None}}
     campaign = {k: options.pop(k, None) for k in
                 ("method", "ops", "source", "db", "device", "name", "workers", "timers", "timeout", "concurrency",
                  "prices", "perf", "graph", "tiers", "quick_timing", "executor", "address", "with_perturbed",
-                 "fail_fast", "copy_check")}
+                 "fail_fast", "copy_check", "sandbox")}
     if campaign["source"] is not None and campaign["source"] not in ("aten", "vllm", "cublas"):
         raise UsageError(f"unknown source {campaign['source']!r}: use aten, vllm or cublas")
     if campaign["executor"] not in EXECUTORS:
@@ -204,6 +226,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
                              "(see `kgbench ops --perturbed`)")
         chosen = chosen + twins
     m = methods.create(campaign["method"], **options)
+    boxed = confined(m.name, bool(campaign["sandbox"]))
     plan = Plan.on(platform, _tiers(campaign["tiers"], platform.sizes), fail_fast=bool(campaign["fail_fast"]))
     timing = None
     if campaign["perf"]:
@@ -211,11 +234,14 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
         timing = replace(base, graph=bool(campaign["graph"]))
     m.check()
     concurrency = campaign["concurrency"] or m.schedule().concurrency
-    extra = {"prices": campaign["prices"]} if campaign["prices"] else None
+    extra = {"sandbox": SANDBOX_MODE if boxed else "off"}
+    if campaign["prices"]:
+        extra["prices"] = campaign["prices"]
     with executor_for(campaign["executor"], platform, campaign["workers"], campaign["address"],
                       campaign["timers"]) as pool, \
             Store(campaign["db"]) as store:
-        return run_campaign(store, m, chosen, platform, limits=Limits(timeout_s=float(campaign["timeout"])),
+        return run_campaign(store, m, chosen, platform,
+                            limits=Limits(timeout_s=float(campaign["timeout"]), sandbox=boxed),
                             name=campaign["name"], fresh=fresh, executor=pool, concurrency=concurrency,
                             extra_config=extra, check=False, on_outcome=on_outcome,
                             plan=plan, timing=timing, on_timing=on_timing, copy_check=bool(campaign["copy_check"]))
@@ -224,7 +250,7 @@ def run(method: str | None = None, *, config: str | Path | None = None, ops: lis
 def rejudge(db: str | Path, run_ref: str, platform: str, *, name: str | None = None, ops: list[str] | None = None,
             workers: int | None = None, timeout_s: float = 300.0, perf: bool | None = None,
             quick_timing: bool = False, on_outcome: Callable[[Outcome], None] | None = None,
-            on_timing: Callable[[Any, Verdict], None] | None = None) -> CampaignResult:
+            on_timing: Callable[[Any, Verdict], None] | None = None, sandbox: bool = True) -> CampaignResult:
     """Judge a stored run's candidates again, unchanged, on `platform`, which must be this machine's,
     into a new run of the same store linked to the source (`config["rejudge_of"]`)."""
     from .methods.stored import StoredMethod
@@ -239,8 +265,10 @@ def rejudge(db: str | Path, run_ref: str, platform: str, *, name: str | None = N
         raise UsageError(f"run {method.source.name} has no candidate for {', '.join(missing)}")
     chosen = registry.select(ops or stored)
     timing = (TimingConfig.quick() if quick_timing else TimingConfig()) if timed else None
+    boxed = confined(method.source.method, sandbox)
     with executor_for("local", here, workers) as pool, Store(db) as store:
-        return run_campaign(store, method, chosen, here, limits=Limits(timeout_s=timeout_s),
+        return run_campaign(store, method, chosen, here, limits=Limits(timeout_s=timeout_s, sandbox=boxed),
+                            extra_config={"sandbox": SANDBOX_MODE if boxed else "off"},
                             name=name or f"{method.source.name}@{here.name}", executor=pool, plan=Plan.on(here),
                             check=False, on_outcome=on_outcome, timing=timing, on_timing=on_timing)
 

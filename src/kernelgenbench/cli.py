@@ -176,7 +176,10 @@ def verify(file: Optional[str] = typer.Argument(None, help="candidate Python fil
            graph: bool = typer.Option(False, "--graph", help="with --perf: replay CUDA graphs (for launch-bound "
                                       "operators)"),
            explain: bool = typer.Option(False, "--explain", help="print the rules host code is judged by "
-                                        "(for --op's kind of work, if given) and exit")) -> None:
+                                        "(for --op's kind of work, if given) and exit"),
+           no_sandbox: bool = typer.Option(False, "--no-sandbox", help="run candidates unconfined (their own "
+                                           "namespaces, private files and no network are given up; "
+                                           "recorded as sandbox: off)")) -> None:
     """Judge one candidate file. Exits 0 only on a clean pass (and, with --perf, clean timing)."""
     if explain:
         out.print(api.explain_rules(op), markup=False)
@@ -187,9 +190,9 @@ def verify(file: Optional[str] = typer.Argument(None, help="candidate Python fil
         api.time_platform(device)
     with tempfile.TemporaryDirectory(prefix="kgb-triton-") as cache:  # what verifying compiled, timing reuses
         v = api.verify_file(file, op, device=device, public_only=public, seed=seed, timeout_s=timeout,
-                            fail_fast=fail_fast, triton_cache=cache)
+                            fail_fast=fail_fast, triton_cache=cache, sandbox=not no_sandbox)
         timed = api.time_file(file, op, device=device, seed=v.seed, config=TimingConfig(graph=graph),
-                              triton_cache=cache) if perf and v.passed else None
+                              triton_cache=cache, sandbox=not no_sandbox) if perf and v.passed else None
     if as_json:
         print(json.dumps(v.to_dict() | ({"timing": timed.to_dict()} if timed else {}), indent=2))
     else:
@@ -247,7 +250,10 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                                            "solutions too, instead of calling them hack_copied unjudged (only "
                                            "to study the harness; recorded as copy_check: false)"),
         fail_fast: Optional[bool] = typer.Option(None, "--fail-fast", help="stop judging a candidate at its first "
-                                                 "failing case (same verdict, fewer case results)")
+                                                 "failing case (same verdict, fewer case results)"),
+        no_sandbox: bool = typer.Option(False, "--no-sandbox", help="run candidates unconfined (their own "
+                                           "namespaces, private files and no network are given up; "
+                                           "recorded as sandbox: off)")
         ) -> None:
     """Run a campaign: produce candidates, judge each in a sandbox, store verdicts; resumable."""
     done = [0]
@@ -277,7 +283,7 @@ def run(method: Optional[str] = typer.Option(None, help="reference (default), fi
                      perf=perf, graph=graph, quick_timing=quick_timing, tiers=_ops_list(tiers),
                      executor=executor, address=address, with_perturbed=with_perturbed, fail_fast=fail_fast,
                      copy_check=False if no_copy_check else None,
-                     on_outcome=progress, on_timing=timed)
+                     sandbox=False if no_sandbox else None, on_outcome=progress, on_timing=timed)
     store_path = result.db
     if result.already_judged:
         out.print(f"resumed run {result.run.name}: {result.already_judged} of {result.total} attempts "
@@ -298,7 +304,10 @@ def rejudge(run: str = typer.Option(..., help="the stored run whose candidates a
             timeout: float = typer.Option(300.0, help="seconds per candidate"),
             perf: Optional[bool] = typer.Option(None, "--perf/--no-perf", help="time passing candidates (GPU only; "
                                                 "default there)"),
-            quick_timing: bool = typer.Option(False, "--quick-timing", help="with --perf: fewer samples")) -> None:
+            quick_timing: bool = typer.Option(False, "--quick-timing", help="with --perf: fewer samples"),
+            no_sandbox: bool = typer.Option(False, "--no-sandbox", help="run candidates unconfined (their own "
+                                           "namespaces, private files and no network are given up; "
+                                           "recorded as sandbox: off)")) -> None:
     """Judge a stored run's candidates, unchanged, on this machine's platform, into a new linked run
     (the MC report's transfer matrix pairs the two)."""
     def progress(o: Outcome) -> None:
@@ -307,7 +316,7 @@ def rejudge(run: str = typer.Option(..., help="the stored run whose candidates a
                   f"{'' if o.passed else ': ' + escape(o.reason)}")
 
     result = api.rejudge(db, run, platform, name=name, ops=_ops_list(ops), workers=workers, timeout_s=timeout,
-                         perf=perf, quick_timing=quick_timing, on_outcome=progress)
+                         perf=perf, quick_timing=quick_timing, on_outcome=progress, sandbox=not no_sandbox)
     out.print(f"run {result.run.name} ({result.run.platform}, rejudge of {run}): judged {result.judged}, "
               f"stored in {result.db}")
 

@@ -33,7 +33,7 @@ KEYS: dict[str, tuple[type, ...]] = {
     "top_p": NUMBER, "max_tokens": (int,), "request_timeout": NUMBER, "retries": (int,), "backoff": NUMBER,
     "samples": (int,), "n": (int,), "rounds": (int,), "agent": (str,), "budget": NUMBER, "prices": (dict,),
     "perf": (bool,), "graph": (bool,), "tiers": (list,), "quick_timing": (bool,), "executor": (str,),
-    "address": (str,), "with_perturbed": (bool,), "fail_fast": (bool,), "copy_check": (bool,),
+    "address": (str,), "with_perturbed": (bool,), "fail_fast": (bool,), "copy_check": (bool,), "sandbox": (bool,),
 }
 
 

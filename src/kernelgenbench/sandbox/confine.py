@@ -103,9 +103,24 @@ def toolchain(package_dir: str | None = None) -> tuple[str, ...]:
         value = os.environ.get(var)
         if value and os.path.exists(value):
             paths.append(value)
+    paths += _compilers()
     if package_dir:
         paths.append(package_dir)
     return _outermost(paths)
+
+
+def _compilers() -> list[str]:
+    """The installation a C compiler on the PATH lives in (Triton builds its launchers with it):
+    the H200 image's gcc is /opt/gcc/bin/gcc, with its own lib and libexec beside bin."""
+    found = []
+    for name in (os.environ.get("CC"), "gcc", "cc", "clang"):
+        path = shutil.which(name) if name else None
+        if path:
+            real = os.path.realpath(path)
+            found += [os.path.dirname(path), os.path.dirname(real)]
+            if os.path.basename(os.path.dirname(real)) == "bin":
+                found.append(os.path.dirname(os.path.dirname(real)))
+    return found
 
 
 def _outermost(paths: list[str]) -> tuple[str, ...]:

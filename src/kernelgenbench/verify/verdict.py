@@ -20,6 +20,7 @@ class Status(str, Enum):
     HACK_PROFILE = "hack_profile"
     HACK_TIMING = "hack_timing"
     HACK_COPIED = "hack_copied"  # a copy of a shipped solution (verify/copied.py), found before judging
+    HACK_SANDBOX = "hack_sandbox"  # went past what its sandbox allows (sandbox/confine.py), stopped from outside
     INFRA_ERROR = "infra_error"
     UNSUPPORTED = "unsupported"  # the platform cannot run any of the operator's cases (fp64 on a chip without it)
 
