@@ -165,7 +165,7 @@ class _Campaign:
         with self.slots:
             if self.stop.is_set():
                 raise Interrupted
-            cand = self.method.generate(Task(op, self.platform, s, r, history, self.stop))
+            cand = self.method.generate(Task(op, self.platform, s, r, history, self.stop, self.limits.sandbox))
         if self.stop.is_set() and cand.exchange is None:
             raise Interrupted
         no_code = (cand.missing or "no code") if cand.code is None and cand.missing_status == NO_CODE else None

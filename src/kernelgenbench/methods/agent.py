@@ -1,11 +1,15 @@
 """Coding agents: an external agent CLI works on one operator in a fresh workspace.
 
-The workspace holds TASK.md (the rendered agent prompt), a skeleton kernel.py, and a `kgbench`
-on the PATH for the verify command the prompt names (public cases only). The agent runs in its
-own process group under a wall-clock budget; at the limit the whole group is killed. Whatever
-kernel.py then holds is the candidate, judged on every case. Token usage is read from the
-agent's own JSON output where it reports it and is otherwise unknown (None), never estimated;
-wall time is always recorded.
+The workspace holds TASK.md (the rendered agent prompt) and a skeleton kernel.py; `kgbench` on the
+PATH is a client whose `verify` (public cases only) is judged outside (`agent_judge.py`). The agent
+runs confined (`sandbox/confine.py`): its network is the host's (it needs its model's API), but of
+the file system it sees its workspace (writable), a private home and /tmp, the toolchain read-only
+(its own CLI's installation and the paths its command line names included), and nothing of the
+project: not `solutions/`, not the store, not the harness's source, not other workspaces. It runs
+under a wall-clock budget; at the limit its process group is killed, and its PID namespace with
+everything it started. Whatever kernel.py then holds is the candidate, judged on every case by the
+harness's own install. Token usage is read from the agent's own JSON output where it reports it
+and is otherwise unknown (None), never estimated; wall time is always recorded.
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -25,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import prompts
+from ..sandbox import confine
 from ..store import NO_CODE, Exchange
+from .agent_judge import VerifyServer, install_client
 from .base import Candidate, Interrupted, MethodError, Schedule, Task, register
 
 REPLY_TAIL = 20000
@@ -49,6 +54,12 @@ AGENTS: dict[str, AgentTemplate] = {
     "opencode": AgentTemplate("opencode run --format json {prompt}", "--model {model}", "opencode"),
 }
 ALIASES = {"claude": "claude-code", "codex-cli": "codex"}
+# What an agent's CLI reads beside what every worker may (`confine.allowed_env`): its model API's
+# key and endpoint, its own settings, proxies. Everything else of the parent's stays out.
+AGENT_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "OPENCODE_", "OPENROUTER_", "GEMINI_",
+                      "GOOGLE_", "AZURE_OPENAI_", "NODE_", "NPM_CONFIG_")
+AGENT_ENV_NAMES = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+                             "SSL_CERT_FILE", "SSL_CERT_DIR", "TERM"})
 
 
 def _objects(stdout: str) -> list[dict[str, Any]]:
@@ -132,6 +143,27 @@ def _kill_group(proc: subprocess.Popen, grace_s: float = 2.0) -> None:
             continue
 
 
+def agent_env(bin_dir: Path, home: Path) -> dict[str, str]:
+    env = confine.allowed_env(dict(os.environ))
+    env.update({k: v for k, v in os.environ.items() if k.startswith(AGENT_ENV_PREFIXES) or k in AGENT_ENV_NAMES})
+    env["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    env.update(HOME=str(home), TMPDIR=str(home), USER="agent", LOGNAME="agent")
+    return env
+
+
+def confinement(root: Path, work: Path, bin_dir: Path, argv: list[str], task: Task) -> confine.Confinement:
+    """The agent's view: its workspace writable; read-only the toolchain, its CLI's installation, the
+    paths its command line names (a script, a config file) and the `kgbench` client; its platform's
+    devices; the network. The harness's package is emptied wherever the toolchain would show it."""
+    named = tuple(os.path.abspath(a) for a in argv if os.path.isabs(a) and os.path.exists(a)
+                  and not a.startswith(str(root)))
+    package = str(Path(__file__).resolve().parents[1])
+    read_only = confine.toolchain(network=True, programs=(argv[0],)) + named + (str(bin_dir),)
+    return confine.Confinement(scratch=str(root / "home"), read_only=read_only, own=(str(work),),
+                               devices=confine.device_nodes(task.platform.profile.device_nodes),
+                               network=True, hidden=(package,), processes=4096)
+
+
 def _tail(path: Path, limit: int) -> str:
     data = path.read_bytes() if path.exists() else b""
     return data[-limit:].decode("utf-8", errors="replace")
@@ -187,22 +219,28 @@ class AgentMethod:
                 shutil.rmtree(root, ignore_errors=True)
 
     def _run(self, task: Task, root: Path) -> Candidate:
-        work, bin_dir = root / "work", root / "bin"
-        work.mkdir()
-        bin_dir.mkdir()
+        work, bin_dir, home = root / "work", root / "bin", root / "home"
+        for folder in (work, bin_dir, home):
+            folder.mkdir()
         text = prompts.render(task.op, "agent", task.platform)
         skeleton = prompts.skeleton(task.op)
         (work / "TASK.md").write_text(text)
         (work / "kernel.py").write_text(skeleton)
-        kgbench = bin_dir / "kgbench"
-        # a twin's workspace verifies against the twin under the original's id (`prompts.shown_id`)
-        alias = f"{prompts.ALIAS_ENV}={shlex.quote(f'{task.op.twin_of}={task.op.id}')} " if task.op.twin_of else ""
-        kgbench.write_text(f'#!/bin/sh\n{alias}exec {shlex.quote(sys.executable)} -m kernelgenbench.cli "$@"\n')
-        kgbench.chmod(0o755)
+        install_client(bin_dir)
         values = {"prompt": text, "task_file": str(work / "TASK.md"), "workspace": str(work),
                   "op": prompts.shown_id(task.op), "model": self.model or ""}
         argv = [part.format(**values) for part in self.argv]
-        env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env = agent_env(bin_dir, home)
+        if task.sandbox:
+            argv = confine.command(confinement(root, work, bin_dir, argv, task), argv, str(work))
+        server = VerifyServer(bin_dir, task.op, task.platform, task.sandbox)
+        try:
+            return self._drive(task, root, work, argv, env, text, skeleton)
+        finally:
+            server.close()
+
+    def _drive(self, task: Task, root: Path, work: Path, argv: list[str], env: dict[str, str], text: str,
+               skeleton: str) -> Candidate:
         out_path, err_path = root / "stdout", root / "stderr"
         start = time.monotonic()
         over_budget = False

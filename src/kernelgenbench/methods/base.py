@@ -83,6 +83,7 @@ class Task:
     round: int = 0
     history: tuple[Turn, ...] = ()
     stop: threading.Event = field(default_factory=threading.Event, compare=False)
+    sandbox: bool = True  # whether what runs for it (an agent) is confined, as the run's workers are
 
 
 class Method(Protocol):

@@ -42,6 +42,7 @@ UID_SPAN = 100_000
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
        "localtime", "os-release", "hosts")
+ETC_NETWORK = ("resolv.conf", "host.conf", "gai.conf", "ssl", "ca-certificates", "pki")  # for a confinement with a network
 BASIC_DEVICES = ("null", "zero", "full", "random", "urandom")
 # Exactly these variables, and those with these prefixes, reach a worker: what Python, torch,
 # Triton, the device runtimes and the harness read. Anything else (an API key, a DATABASE_URL with
@@ -69,6 +70,7 @@ class Confinement:
     read_only: tuple[str, ...] = ()
     own: tuple[str, ...] = ()  # writable, made the worker's own: its Triton cache
     shared: tuple[str, ...] = ()  # writable by every worker, sticky: none can remove another's files
+    hidden: tuple[str, ...] = ()  # emptied where a read-only path shows them (the harness inside site-packages)
     devices: tuple[str, ...] = ()  # device nodes beyond null, zero, full, random, urandom
     network: bool = False
     scratch_mb: int = 1024
@@ -85,13 +87,16 @@ class Confinement:
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 
-def toolchain(package_dir: str | None = None) -> tuple[str, ...]:
+def toolchain(package_dir: str | None = None, network: bool = False,
+              programs: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What Python, torch, Triton (which runs gcc, ptxas and ldconfig) and the device runtimes read:
     the system's folders, this interpreter's installation and site-packages, the harness's package
-    (alone, not the project around it), and the folders the environment points libraries to."""
+    (alone, not the project around it), the folders the environment points libraries to, and the
+    installation of each of `programs` (an agent's CLI: its npm package tree); with `network`, the
+    resolver's and the certificate authorities' files too."""
     paths: list[str] = [p for p in SYSTEM if os.path.lexists(p)]
     paths += [os.path.realpath(p) for p in SYSTEM if os.path.islink(p)]
-    paths += [f"/etc/{name}" for name in ETC if os.path.lexists(f"/etc/{name}")]
+    paths += [f"/etc/{name}" for name in ETC + (ETC_NETWORK if network else ()) if os.path.lexists(f"/etc/{name}")]
     paths += [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
     paths += [p for p in site.getsitepackages() if os.path.isdir(p)]
     user_site = site.getusersitepackages()
@@ -104,9 +109,21 @@ def toolchain(package_dir: str | None = None) -> tuple[str, ...]:
         if value and os.path.exists(value):
             paths.append(value)
     paths += _compilers()
+    paths += [installation(p) for p in programs]
     if package_dir:
         paths.append(package_dir)
     return _outermost(paths)
+
+
+def installation(program: str) -> str:
+    """The folder a program's installation fills: for an npm CLI the `node_modules` its entry point
+    lies in (its dependencies are beside it), for a `bin/` program the folder above, else its own."""
+    real = os.path.realpath(shutil.which(program) or program)
+    parts = real.split(os.sep)
+    if "node_modules" in parts:
+        return os.sep.join(parts[:len(parts) - parts[::-1].index("node_modules")])
+    folder = os.path.dirname(real)
+    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
 
 
 def _compilers() -> list[str]:
@@ -265,7 +282,10 @@ def _build_root(c: Confinement, uid: int | None) -> None:
     new = os.path.join(c.scratch, ".root")
     os.makedirs(new, exist_ok=True)
     linux.mount("tmpfs", new, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=16m,mode=755")
-    for path in c.read_only:
+    size = f"size={c.scratch_mb}m"
+    os.makedirs(new + "/tmp", exist_ok=True)
+    linux.mount("tmpfs", new + "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"{size},mode=1777")
+    for path in c.read_only:  # after /tmp, which an agent's own files may lie under
         if os.path.lexists(path):
             _link_or_bind(path, new)
     os.makedirs(new + "/dev", exist_ok=True)
@@ -283,9 +303,6 @@ def _build_root(c: Confinement, uid: int | None) -> None:
     linux.mount("proc", new + "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
     if os.path.isdir("/sys"):
         _bind("/sys", new + "/sys", writable=False)
-    size = f"size={c.scratch_mb}m"
-    os.makedirs(new + "/tmp", exist_ok=True)
-    linux.mount("tmpfs", new + "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"{size},mode=1777")
     scratch = new + c.scratch
     if not os.path.exists(scratch):
         os.makedirs(scratch)
@@ -302,6 +319,9 @@ def _build_root(c: Confinement, uid: int | None) -> None:
         os.makedirs(path, exist_ok=True)
         os.chmod(path, 0o1777)
         _bind(path, new + path, writable=True)
+    for path in c.hidden:
+        if os.path.isdir(new + path):
+            linux.mount("tmpfs", new + path, "tmpfs", linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV, "size=4k")
     if uid is not None:
         _chown_tree(scratch, uid)
         os.chmod(scratch, 0o700)
@@ -357,8 +377,8 @@ def problem() -> str | None:
     outside.touch()
     try:
         c = Confinement(str(probe), read_only=toolchain(str(Path(__file__).resolve().parents[1])))
-        proc = subprocess.run([sys.executable, "-m", "kernelgenbench.sandbox.confine", json.dumps(c.to_dict()),
-                               str(outside)],
+        proc = subprocess.run([sys.executable, "-m", "kernelgenbench.sandbox.confine", "probe",
+                               json.dumps(c.to_dict()), str(outside)],
                               capture_output=True, text=True, timeout=60, env=allowed_env(dict(os.environ)))
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"the confinement self-test did not run: {e}"
@@ -369,6 +389,22 @@ def problem() -> str | None:
         said = (proc.stdout + proc.stderr).strip().splitlines()
         return f"the confinement self-test failed: {said[-1] if said else f'exit {proc.returncode}'}"
     return None
+
+
+def run(c: Confinement, argv: list[str], cwd: str) -> None:
+    """Enter, then become `argv` (an agent's CLI) in `cwd`: what it starts stays inside with it."""
+    enter(c)
+    os.chdir(cwd)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        print(f"kgbench: cannot start {argv[0]!r} in the sandbox: {e.strerror}", file=sys.stderr, flush=True)
+        os._exit(127)
+
+
+def command(c: Confinement, argv: list[str], cwd: str) -> list[str]:
+    """The command line that runs `argv` confined (`run`), for a caller that starts it with Popen."""
+    return [sys.executable, "-m", "kernelgenbench.sandbox.confine", "run", json.dumps(c.to_dict()), cwd, *argv]
 
 
 def _self_test(c: Confinement, outside: str) -> None:
@@ -387,4 +423,7 @@ def _self_test(c: Confinement, outside: str) -> None:
 
 
 if __name__ == "__main__":
-    _self_test(Confinement.from_dict(json.loads(sys.argv[1])), sys.argv[2])
+    if sys.argv[1] == "run":
+        run(Confinement.from_dict(json.loads(sys.argv[2])), sys.argv[4:], sys.argv[3])
+    else:
+        _self_test(Confinement.from_dict(json.loads(sys.argv[2])), sys.argv[3])
