@@ -450,5 +450,6 @@ def test_a_trsv_that_reads_the_unit_diagonal_is_rejected(tmp_path):
     assert wrong.count("UNIT") < src.count("UNIT")
     path = tmp_path / "cand.py"
     path.write_text(wrong)
-    v = api.verify_file(path, "cublas::cublasStrsv_v2", device="cpu", seed=7, timeout_s=600, fail_fast=True)
+    v = api.verify_file(path, "cublas::cublasStrsv_v2", device="cpu", seed=7, timeout_s=600, fail_fast=True,
+                        copy_check=False)  # a solution changed on purpose
     assert v.status is Status.WRONG_RESULT, v.reason

@@ -14,12 +14,15 @@ from kernelgenbench.verify.verdict import Status
 
 
 def test_worker_env_drops_credentials(monkeypatch, tmp_path):
+    """An allow-list: a secret whose name no deny-list would guess (a DATABASE_URL) stays out too."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("HF_TOKEN", "hf-secret")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:pw-secret@db/x")
     env = worker_env(INTERPRETER, tmp_path, None)
-    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY"} & set(env)
-    assert "sk-secret" not in "".join(env.values())
+    assert not {"OPENAI_API_KEY", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL"} & set(env)
+    assert "sk-secret" not in "".join(env.values()) and "pw-secret" not in "".join(env.values())
+    assert env["HOME"] == str(tmp_path) and env["TMPDIR"] == str(tmp_path)
     assert env["TRITON_INTERPRET"] == "1"
     assert Path(env["TRITON_CACHE_DIR"]).parent == tmp_path
 
@@ -198,3 +201,26 @@ def test_gpu_workers_get_the_lazy_preloads_only_where_a_trial_fork_still_compute
             assert server.preloaded == forkserver.PRELOAD + (forkserver.PRELOAD_LAZY if lazy else ())
         finally:
             server.close()
+
+
+def test_without_a_sandbox_untrusted_candidates_are_refused_unless_the_user_gives_it_up(monkeypatch, tmp_path):
+    """Where no worker can be confined, a run of candidates (not the shipped solutions) is one clear
+    line and exit 2; --no-sandbox runs it, records `sandbox: off` and its report says so."""
+    import pytest
+
+    from kernelgenbench import api
+    from kernelgenbench.sandbox import confine
+
+    monkeypatch.setattr(confine, "problem", lambda: "no namespaces here (test)")
+    with pytest.raises(api.UsageError, match="no namespaces here.*--no-sandbox"):
+        api.confined("files")
+    assert api.confined("reference") is False and api.confined("files", sandbox=False) is False
+    r = subprocess.run([sys.executable, "-c", "import sys; from kernelgenbench.sandbox import confine; "
+                        "confine.problem = lambda: 'no namespaces here (test)'; from kernelgenbench.cli import main; "
+                        "sys.argv = ['kgbench', 'verify', sys.argv[1], '--op', 'aten::silu', '--device', 'cpu']; main()",
+                        str(Path(__file__).parent / "candidates" / "silu_good.py")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "--no-sandbox" in r.stderr + r.stdout
+    result = api.run("reference", ops=["silu"], db=tmp_path / "k.db", device="cpu", tiers=["small"], sandbox=False)
+    assert result.run.config["sandbox"] == "off"
+    assert "**Sandbox: off.**" in api.report(tmp_path / "k.db", result.run.name, "md")

@@ -13,11 +13,12 @@ A worker enters its confinement before it reads the candidate, in the process th
 - a user of its own (root's workers get a uid no other worker has; others keep theirs inside a
   user namespace), no capabilities, no new privileges, and limits on processes, open files, file
   size and CPU time;
-- it is process 2 of its PID namespace under a reaper (process 1): when the worker ends, the
-  kernel kills whatever it left running, daemons and new sessions included.
+- it is process 2 of its PID namespace, under a `sleep` as process 1 that owns its orphans: when
+  the worker ends, that is killed, and the kernel ends whatever the worker left running, daemons
+  and new sessions included.
 
-Three processes make this: the worker's own (outside, it relays the exit status to whoever
-waits for it), the reaper, and the confined worker, which returns from `enter`.
+The process that calls `enter` stays outside (it relays the worker's exit status to whoever waits
+for it); the confined worker is its one child, forked once, which returns from `enter`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ UID_SPAN = 100_000
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
        "localtime", "os-release", "hosts")
-ETC_NETWORK = ("resolv.conf", "host.conf", "gai.conf", "ssl", "ca-certificates", "pki")  # for a confinement with a network
+ETC_NETWORK = ("resolv.conf", "host.conf", "gai.conf", "ssl", "ca-certificates", "pki")  # with a network
 BASIC_DEVICES = ("null", "zero", "full", "random", "urandom")
 # Exactly these variables, and those with these prefixes, reach a worker: what Python, torch,
 # Triton, the device runtimes and the harness read. Anything else (an API key, a DATABASE_URL with
@@ -53,7 +54,7 @@ ENV_NAMES = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "PYT
 ENV_PREFIXES = ("LC_", "KGB_", "TRITON_", "TORCH_", "PYTORCH_", "TORCHINDUCTOR_", "CUDA_", "NVIDIA_", "CUBLAS",
                 "CUDNN_", "NCCL_", "OMP_", "KMP_", "MKL_", "HIP_", "ROCR_", "HSA_", "ZE_", "ONEAPI_", "SYCL_",
                 "ASCEND_", "MUSA_", "MLU_", "CNRT_")
-SETUP_FAILED = 71  # a reaper that could not build the confinement exits so (EX_OSERR)
+REAPER = (shutil.which("sleep") or "/bin/sleep", "infinity")
 
 
 def allowed_env(env: dict[str, str]) -> dict[str, str]:
@@ -157,9 +158,9 @@ def device_nodes(patterns: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def enter(c: Confinement) -> None:
-    """Confine this process: returns in the confined worker. The caller's process stays outside and
-    relays the worker's exit status; on failure the reaper raises `linux.SandboxError` in its own
-    process, which has not run any candidate code and may report and exit."""
+    """Confine this process's work: returns in the confined worker, a child of this process, which
+    stays outside, waits for it and ends as it ended. On failure the worker raises
+    `linux.SandboxError` before any candidate code has run, and may report and exit."""
     root = os.geteuid() == 0
     uid = UID_BASE + os.getpid() % UID_SPAN if root else os.getuid()
     outer_uid, outer_gid = os.getuid(), os.getgid()
@@ -171,55 +172,33 @@ def enter(c: Confinement) -> None:
     linux.unshare(flags)
     if not root:
         linux.write_id_maps(outer_uid, outer_gid)
-    status_r, status_w = os.pipe()
-    reaper = os.fork()
-    if reaper:
-        os.close(status_w)
-        _relay(reaper, status_r)
-    os.close(status_r)
+    # Process 1 of the namespace: a `sleep` spawned without copying this (large) process; it owns
+    # the orphans, and when it is killed the kernel ends everything left in the namespace
+    init = os.posix_spawn(REAPER[0], list(REAPER), {})
+    worker = os.fork()
+    if worker:
+        _relay(worker, init)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     _build_root(c, uid if root else None)
     _drop_privileges(c, uid if root else None)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(sig, signal.SIG_IGN)
-    worker = os.fork()
-    if worker == 0:
-        os.close(status_w)
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        return
-    _reap(worker, status_w)
 
 
-def _relay(reaper: int, status_r: int) -> None:
-    """Outside: wait for the reaper, then end as the confined worker ended (a signal as that signal)."""
-    os.closerange(0, status_r)
-    os.closerange(status_r + 1, 1 << 16)
-    with os.fdopen(status_r, "rb") as f:
-        reported = f.read()
-    _, own = os.waitpid(reaper, 0)
-    status = int(reported) if reported.strip() else own
+def _relay(worker: int, init: int) -> None:
+    """Outside: wait for the worker, end its namespace, then end as it ended (a signal as that signal)."""
+    os.closerange(0, 1 << 16)
+    while True:
+        try:
+            _, status = os.waitpid(worker, 0)
+            break
+        except InterruptedError:
+            continue
+    os.kill(init, signal.SIGKILL)
+    os.waitpid(init, 0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
-
-
-def _reap(worker: int, status_w: int) -> None:
-    """Process 1: collect every orphan until the worker ends, pass its status out, and end, which
-    ends everything still in the namespace."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            os._exit(1)
-        except InterruptedError:
-            continue
-        if pid == worker:
-            os.write(status_w, str(status).encode())
-            os._exit(0)
 
 
 def _bind(source: str, target: str, *, writable: bool, devices: bool = False) -> None:
