@@ -12,7 +12,7 @@ import pytest
 from .sweep import sample
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
-SWEEP_CAP = int(os.environ.get("KGB_SWEEP_CAP", "16"))  # parametrisations of one `sweep` test in a sample
+SWEEP_CAP = int(os.environ.get("KGB_SWEEP_CAP", "12"))  # parametrisations of one `sweep` test in a sample
 
 
 def pytest_addoption(parser):
