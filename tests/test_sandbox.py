@@ -216,7 +216,8 @@ def test_without_a_sandbox_untrusted_candidates_are_refused_unless_the_user_give
         api.confined("files")
     assert api.confined("reference") is False and api.confined("files", sandbox=False) is False
     r = subprocess.run([sys.executable, "-c", "import sys; from kernelgenbench.sandbox import confine; "
-                        "confine.problem = lambda: 'no namespaces here (test)'; from kernelgenbench.cli import main; "
+                        "confine.problem = lambda: 'no namespaces here (test)'; "
+                        "from kernelgenbench.cli import main; "
                         "sys.argv = ['kgbench', 'verify', sys.argv[1], '--op', 'aten::silu', '--device', 'cpu']; main()",
                         str(Path(__file__).parent / "candidates" / "silu_good.py")],
                        capture_output=True, text=True, timeout=300)
