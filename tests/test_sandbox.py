@@ -218,7 +218,8 @@ def test_without_a_sandbox_untrusted_candidates_are_refused_unless_the_user_give
     r = subprocess.run([sys.executable, "-c", "import sys; from kernelgenbench.sandbox import confine; "
                         "confine.problem = lambda: 'no namespaces here (test)'; "
                         "from kernelgenbench.cli import main; "
-                        "sys.argv = ['kgbench', 'verify', sys.argv[1], '--op', 'aten::silu', '--device', 'cpu']; main()",
+                        "sys.argv = ['kgbench', 'verify', sys.argv[1], '--op', 'aten::silu', '--device', 'cpu']; "
+                        "main()",
                         str(Path(__file__).parent / "candidates" / "silu_good.py")],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--no-sandbox" in r.stderr + r.stdout
