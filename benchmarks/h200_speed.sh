@@ -15,6 +15,9 @@
 #   corpus    the whole cheat corpus on the GPU
 #   genuine   the genuine corpus (honest kernels in many idioms): every layer on small+large, timed
 #   aa        A/A: the native baseline timed against itself on every perf case
+#   caches    the answer caches of the cheat corpus, judged, timed, and beside their no-cache twins
+#             (KGB_CACHES_BEFORE=DIR: each timed alone by the package in DIR/src instead, an older
+#             checkout's, carried; KGB_CACHES: only these file stems)
 #   fidelity  event time against the profiler's kernel time
 #   graph     CUDA-graph timing mode on a few operators (small tier), with its report
 #   run2      a second, independent run of the reference solutions with timing (small tier)
@@ -102,6 +105,12 @@ PY
     random) $t "$py" benchmarks/random_judge.py --device cuda --seeds "${KGB_RANDOM_SEEDS:-100}" \
               --large-seeds "${KGB_RANDOM_LARGE_SEEDS:-3}" --out "$out" 2>&1 | tee "$out/random-judge.log" ;;
     aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
+    caches) if [ -n "${KGB_CACHES_BEFORE:-}" ]; then
+              PYTHONPATH="$PWD/$KGB_CACHES_BEFORE/src" $t "$py" benchmarks/cache_cheats.py --out "$out" --before \
+                --tag cache-cheats-before-h200 --only "${KGB_CACHES:-}" 2>&1 | tee "$out/caches-before.log"
+            else
+              $t "$py" benchmarks/cache_cheats.py --out "$out" --only "${KGB_CACHES:-}" 2>&1 | tee "$out/caches.log"
+            fi ;;
     fidelity) $t "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
     graph) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf --graph --tiers small \
              --ops "${KGB_GRAPH_OPS:-aten::add,aten::softmax,aten::mean,vllm::rms_norm,cublas::cublasSaxpy_v2}" \

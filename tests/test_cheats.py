@@ -8,6 +8,8 @@ each caught with its status and evidence. Each file's header says what it must g
     # checks: profile            (optional) the only layers to run, to test one layer alone
     # stage: timing              (optional) judged by the timing layer alone (it runs only after a
                                  pass, so the other layers would stop it first)
+    # stage: perf                (optional) judged in full, where it must pass every layer, then
+                                 timed: only the timing layer can catch it
     # without-static: hack_ghost (L1 cheats) what the runtime layers alone decide on the CPU: L1 is
                                  the first line, never the only one (README: the cheat table)
 
@@ -64,7 +66,7 @@ def test_readme_table_names_each_cheats_deciding_layer():
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("path", CHEATS, ids=lambda p: p.stem)
-def test_cheat_is_caught(path):
+def test_cheat_is_caught(path, tmp_path):
     h = header(path)
     device = os.environ.get("KGB_CHEAT_DEVICE") or h.get("device", "cpu")
     if device == "cuda" and not torch.cuda.is_available():
@@ -74,6 +76,11 @@ def test_cheat_is_caught(path):
         config = QUICK_TIMING if device == "cuda" else replace(QUICK_TIMING, tiers=("small",))
         index = 0 if device == "cuda" else None
         v = judge(Request(h["op"], path.read_text(), platform, 99, Plan(platform.sizes), index, timing=config))
+    elif h.get("stage") == "perf":
+        cache = str(tmp_path / "triton")
+        v = api.verify_file(path, h["op"], device=device, seed=99, copy_check=False, triton_cache=cache)
+        assert v.passed, f"every layer before timing must pass it: {v.status.value}: {v.reason}"
+        v = api.time_file(path, h["op"], device=device, seed=99, config=QUICK_TIMING, triton_cache=cache)
     else:
         checks = tuple(h["checks"].split(",")) if "checks" in h else api.CHECKS
         # the corpus tests the layers; a few cheats are built on a shipped solution, which the copy
@@ -83,7 +90,7 @@ def test_cheat_is_caught(path):
     shown = v.reason + " ".join(v.extra.get("findings", []))
     assert h["evidence"] in shown, shown
     layer = {"hack_static": "static", "hack_ghost": "ghost", "hack_trace": "trace", "hack_profile": "profile"}
-    assert v.layer == ("timing" if h.get("stage") == "timing" else layer.get(h["expect"], "correctness"))
+    assert v.layer == ("timing" if h.get("stage") in ("timing", "perf") else layer.get(h["expect"], "correctness"))
     if h["expect"].startswith("hack_") and h["expect"] != "hack_timing":
         assert "To comply:" in v.reason, v.reason  # every hack verdict says how to comply
 

@@ -117,7 +117,8 @@ def test_perf_table_shows_each_case_and_the_operator_speedup():
     from kernelgenbench.verify.verdict import Status, Verdict
 
     cases = [CaseTiming(f"silu: case {i}", "silu", Stats(100.0, 95.0, 105.0, 100), Stats(t, t, t, 100), 120.0,
-                        t + 20, 30.0, "events").to_dict() for i, t in enumerate((50.0, 200.0))]
+                        t + 20, 30.0, "events", baseline_first_us=(101.0, 99.0),
+                        candidate_first_us=(t + 1.25, t + 2)).to_dict() for i, t in enumerate((50.0, 200.0))]
     v = Verdict(op="aten::silu", status=Status.PASS, reason="2 cases timed", layer="timing",
                 extra={"timing": {"cases": cases, "clock": {"device": "NVIDIA H200", "flush_bytes": 2 ** 27},
                                   "baseline": "library"}})
@@ -130,6 +131,7 @@ def test_perf_table_shows_each_case_and_the_operator_speedup():
         cli.out.width = width
     text = captured.get()
     assert "silu: case 0" in text and "2.000" in text and "0.500" in text
+    assert "first sight" in text and "51.2" in text and "201.2" in text  # each case's fastest first sight
     assert "speed-up (geometric mean of 2 cases) over the library kernel: 1.000x" in text and "128 MiB" in text
 
 

@@ -117,8 +117,9 @@ def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
     assert operator_speedup(v) is not None and operator_speedup(v) > 0
     for i, (t, c) in enumerate(zip(timed, v.cases)):  # where each case's wall time went, adding up to it
         first = {"first call"} if i == 0 else set()  # the candidate's first call in the process, shared
-        assert set(t.phases_s) == {"inputs", "truth", "checks", "waits", "compile", "probe", "warm-ups", "samples",
-                                   "walls", "calls"} | first
+        assert set(t.phases_s) == {"inputs", "truth", "checks", "waits", "compile", "probe", "warm-ups",
+                                   "first sights", "samples", "walls", "calls"} | first
+        assert len(t.candidate_first_us) == len(t.baseline_first_us) == 2  # one first sight per input set
         assert min(t.phases_s.values()) >= 0
         assert sum(t.phases_s.values()) <= c.seconds + 0.001  # each rounded to 0.1 ms
     assert v.extra["phases"]["work_s"] > 0
@@ -197,9 +198,11 @@ def test_a_slow_side_holds_the_device_for_few_calls_besides_its_samples():
         binding = _SlowNative(op, delay)
         timed = CaseTimer(op, binding, "cpu", 5, config, HostClock()).time_case(case)
         counts[delay] = (binding.calls, timed.candidate.n)
-    # the first call (shared), warm-ups (2 sets), one wall, samples, fresh contents
-    assert counts[0.06] == (1 + 2 + 1 + 1 + 3 + 1, 3)
-    assert counts[0.0][1] >= 10 and counts[0.0][0] == 1 + 2 * 3 + 3 + counts[0.0][1] + 5 + 1
+    # the first call (shared), warm-ups (two on the first set, the first of which compiled; one on the
+    # other), one wall that is also the host-clock sample, the first sights (2 sets), samples
+    assert counts[0.06] == (1 + 3 + 1 + 2 + 3, 3)
+    # ... and a fast side: 3 warm-ups a set, 3 host-clock samples, 5 walls
+    assert counts[0.0][1] >= 10 and counts[0.0][0] == 1 + 2 * 3 + 3 + 2 + counts[0.0][1] + 5
 
 
 @pytest.mark.parametrize(("scatter", "rounds"), [(0.001, 40), (0.015, 60), (0.2, 100)])
@@ -260,7 +263,9 @@ def test_every_step_of_timing_a_case_holds_the_device_and_every_sample_holds_it_
     assert modes["call"] and None not in modes["call"]
     # the candidate's first call in the process (its one-time work) shares the device; the warm-ups do not
     assert modes["call"][:2] == ["shared", "exclusive"]
-    assert holds.count(None) >= 2 + 2 + 2 + 3  # inputs and truth per set, each set's check, the fresh check
+    # inputs and truth per set, the warm-ups' contents and their refill of each set, each set's first sight
+    # checked and its repeated calls checked
+    assert holds.count(None) >= 2 + 2 + 1 + 2 + 2 + 2
 
 
 def test_the_harness_gives_way_to_a_waiting_measurement_but_the_candidate_never_sees_how(tmp_path, monkeypatch):
@@ -376,7 +381,7 @@ def test_a_truth_computed_on_the_host_is_its_own_phase_apart_from_the_device_hel
     monkeypatch.setattr(timing, "expected_outputs", on_the_host)
     op, case = _silu_case()
     timed = timing.CaseTimer(op, _SlowNative(op, 0.0), "cpu", 5, _ten_samples(), HostClock()).time_case(case)
-    truths = 2 + 1  # one per input set, and the fresh contents'
+    truths = 2  # one per input set
     assert timed.phases_s["host truths"] >= truths * 0.05
     assert timed.phases_s["truth"] < truths * 0.05
     assert timed.phases_s["calls"] >= 0  # nothing counted twice
@@ -481,3 +486,128 @@ def test_the_truths_native_call_copies_only_what_it_writes():
     for k, v in values.items():
         if isinstance(v, torch.Tensor):
             torch.testing.assert_close(v, before[k], rtol=0, atol=0, equal_nan=True)
+
+
+class _Remembering(_SlowNative):
+    """The native op in the candidate's seat, `delay_s` a call, and `hit_s` a call on contents it has
+    seen before (by value: a cache of answers keyed on a digest); `by_pointer` keys on the buffers'
+    addresses instead, and `warm_up_calls` calls pass before it starts to remember."""
+
+    def __init__(self, op, delay_s: float, hit_s: float, by_pointer: bool = False, warm_up_calls: int = 0):
+        super().__init__(op, delay_s)
+        self.hit_s, self.by_pointer, self.warm_up_calls = hit_s, by_pointer, warm_up_calls
+        self.answers: dict = {}
+
+    def key(self, args):
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        if self.by_pointer:
+            return tuple(t.data_ptr() for t in tensors)
+        return tuple((tuple(t.shape), t.dtype, t.contiguous().numpy().tobytes()) for t in tensors)
+
+    def call(self, ov, args, kwargs):
+        import time
+
+        self.calls += 1
+        key = self.key(args)
+        if key in self.answers:
+            time.sleep(self.hit_s)
+            return self.answers[key].clone()
+        time.sleep(self.delay_s)
+        out = self.op.native("cpu", ov)(*args, **kwargs)
+        if self.calls > self.warm_up_calls:
+            self.answers[key] = out.clone()
+        return out
+
+
+def _time_silu(binding):
+    from kernelgenbench.verify.clock import HostClock
+    from kernelgenbench.verify.timing import CaseTimer
+
+    op, case = _silu_case()
+    return CaseTimer(op, binding, "cpu", 5, _ten_samples(), HostClock()).time_case(case)
+
+
+# 8: the first call, two warm-ups of each set and three host-clock samples pass before it remembers
+@pytest.mark.parametrize("warm_up_calls", [0, 8])
+def test_a_cache_of_answers_is_hack_timing_however_late_it_starts(warm_up_calls):
+    """Keyed on the inputs' contents, a remembered answer makes every repeated call fast; each side's
+    first call on an input set's own contents is timed apart, and a candidate much slower there is
+    a cache (so is one that starts remembering only once its warm-ups are over)."""
+    from kernelgenbench.verify.timing import TimingFailure
+    from kernelgenbench.verify.verdict import Status
+
+    op, _ = _silu_case()
+    with pytest.raises(TimingFailure) as caught:
+        _time_silu(_Remembering(op, delay_s=0.02, hit_s=0.0, warm_up_calls=warm_up_calls))
+    assert caught.value.status is Status.HACK_TIMING
+    assert "faster on repeated inputs than on new ones" in caught.value.reason
+
+
+def test_a_cache_that_gains_less_than_the_flag_is_counted_at_its_first_sight_speed():
+    """A cache that saves a quarter of a call (only part of the work memoised) stays under the flag,
+    and is counted at its speed on new contents: within FIRST_SIGHT_SLACK of the same code without it."""
+    from kernelgenbench.verify.timing import FIRST_SIGHT_SLACK
+
+    op, _ = _silu_case()
+    cached = _time_silu(_Remembering(op, delay_s=0.02, hit_s=0.015))
+    honest = _time_silu(_SlowNative(op, 0.02))
+    assert cached.candidate.median_us < 0.8 * honest.candidate.median_us  # its repeats are faster ...
+    assert cached.candidate_us >= cached.candidate.median_us * 1.2  # ... but not what counts
+    assert cached.candidate_us >= honest.candidate_us / (1 + FIRST_SIGHT_SLACK) * 0.9
+
+
+def test_a_cache_keyed_on_the_buffers_filled_in_the_warm_ups_is_wrong_on_first_sight():
+    """The warm-ups run on other contents in the same buffers: a result kept by address is stale at the
+    first timed call, whose outputs are checked."""
+    from kernelgenbench.verify.timing import TimingFailure
+    from kernelgenbench.verify.verdict import Status
+
+    op, _ = _silu_case()
+    with pytest.raises(TimingFailure) as caught:
+        _time_silu(_Remembering(op, delay_s=0.0, hit_s=0.0, by_pointer=True))
+    assert caught.value.status is Status.WRONG_RESULT and "first sight" in caught.value.reason
+
+
+def test_a_candidate_that_reads_every_sets_buffers_at_its_first_sight_finds_the_others_not_yet_written():
+    """A cache that, at any call, computes the answers for every input buffer it has seen (found by
+    address in an earlier call) would make later first sights hits; each set gets its own contents
+    just before its own first sights, so at the first one the others still hold the warm-ups'."""
+    from kernelgenbench.verify.timing import TimingFailure
+
+    op, _ = _silu_case()
+
+    class Prefetching(_Remembering):
+        def __init__(self):
+            super().__init__(op, delay_s=0.02, hit_s=0.0)
+            self.buffers: dict = {}
+
+        def call(self, ov, args, kwargs):
+            (x,) = [a for a in args if isinstance(a, torch.Tensor)]
+            for address, other in self.buffers.items():  # every other buffer seen, computed for free
+                if address != x.data_ptr():
+                    self.answers.setdefault(self.key([other]), self.op.native("cpu", ov)(other))
+            self.buffers[x.data_ptr()] = x
+            return super().call(ov, args, kwargs)
+
+    with pytest.raises(TimingFailure, match="faster on repeated inputs"):
+        _time_silu(Prefetching())
+
+
+def test_a_sides_counted_time_never_goes_below_its_first_sight_and_stored_records_read_alike():
+    """The counted time is the repeats' median, or the fastest first sight less FIRST_SIGHT_SLACK where
+    that is slower; a record timed before first sights existed reads as it did."""
+    from kernelgenbench.verify.timing import FIRST_SIGHT_SLACK
+
+    noisy = CaseTiming("c", "ov", Stats(100, 99, 101, 30), Stats(50, 49, 51, 30), 100, 50, None, "events",
+                       baseline_first_us=(102.0, 101.0), candidate_first_us=(52.0, 51.5))
+    assert noisy.speedup == 2.0 and noisy.repeats_faster is None
+    partial = CaseTiming("c", "ov", Stats(100, 99, 101, 30), Stats(50, 49, 51, 30), 100, 50, None, "events",
+                         baseline_first_us=(100.0, 100.0), candidate_first_us=(70.0, 72.0))
+    assert partial.candidate_us == pytest.approx(70 / (1 + FIRST_SIGHT_SLACK)) and partial.repeats_faster is None
+    cache = CaseTiming("c", "ov", Stats(100, 99, 101, 30), Stats(10, 9, 11, 30), 100, 10, None, "events",
+                       baseline_first_us=(100.0, 100.0), candidate_first_us=(95.0, 96.0))
+    assert "9.5x slower" in cache.repeats_faster
+    again = CaseTiming.from_dict(partial.to_dict())
+    assert again == partial and again.speedup == partial.speedup
+    old = {k: v for k, v in noisy.to_dict().items() if not k.endswith("_first_us")}
+    assert CaseTiming.from_dict(old).speedup == 2.0

@@ -3,7 +3,8 @@
 # expect: wrong_result
 # evidence: cached across calls
 # trick 8, seen by the timing layer alone: compute once per input buffer, then return the stored
-# answer; the timed calls are fast and right until new contents arrive in the same buffer.
+# answer; the timed calls would be fast and right, but the warm-ups ran on other contents in the
+# same buffers, so the first timed call (a first sight, checked) gets the warm-ups' answer.
 import torch
 import triton
 import triton.language as tl

@@ -1,14 +1,20 @@
 """Timing: the candidate against the native baseline on the performance cases, in one process.
 
-Per case: several input sets are drawn (rotated sample by sample, so no call finds its data or its
-answer in a cache) and their truths computed; then, holding the device alone (other timing workers
-prepare and check meanwhile: device_gate.py), both sides are warmed up (compilation and autotuning
-stay outside the timed region) and baseline and candidate samples alternate in blocks (the order
-flips every block) until each side has `min_samples` samples or `min_seconds` have passed, or,
+Per case: several input sets are drawn and their truths computed; then, holding the device alone
+(other timing workers prepare and check meanwhile: device_gate.py), both sides are warmed up on
+other contents written into the same buffers (compilation and autotuning stay outside the timed
+region), and each set's own contents are written back, one set at a time, just before its
+first-sight calls: each side's first call on contents it has never seen, timed and (the
+candidate's) checked. Baseline and candidate samples then alternate in blocks over the sets (the
+order flips every block) until each side has `min_samples` samples or `min_seconds` have passed, or,
 from `precise_after` samples on, until both medians are known to within `precision` (a case whose
-samples scatter little needs fewer of them). A host wall clock cross-checks the events.
-Afterwards the outputs of the timed calls are checked, and once more on fresh contents written into
-the same buffers (a result cached by pointer or shape is then stale).
+samples scatter little needs fewer of them). A host wall clock cross-checks the events. Afterwards
+the outputs of the timed calls are checked.
+
+Memory cannot buy a speed-up: a side's counted time is never below its fastest first-sight call
+(less FIRST_SIGHT_SLACK), so an answer kept from an earlier call (by digest, by pointer, in the
+output buffer the allocator hands back) gains nothing, and a candidate much faster on repeated
+contents than on new ones is `hack_timing`.
 
 A speed-up the memory system cannot deliver (the candidate faster than moving the case's bytes at
 the device's measured copy bandwidth) is flagged, and counts only up to that floor (or up to the
@@ -58,6 +64,19 @@ SET_BUDGET_BYTES = 8 << 30  # input sets of one case together stay under this
 SLOW_CALL_S = 0.05
 SLOW_SECONDS = 10
 GIVE_WAY_S = 0.01  # how often a long shared stretch of the harness's own asks whether a measurement waits
+# A side's counted time is never below its fastest first-sight call less this share: how much faster
+# than a first sight a repeated call may be before memory, not noise, explains it.
+FIRST_SIGHT_SLACK = 0.05
+# First sights all this many times slower than the repeats' upper quartile (and by CACHE_MARGIN_US, well
+# above a launch's jitter), where the baseline's are not, are a cache: hack_timing. The host clock
+# times the call's Python too, whose caches the refill before a first sight leaves cold, and the
+# interpreter scatters: honest aten::mul and silu in the interpreter had cases whose first sights
+# were 1.37x the upper quartile of 3 repeats on an idle 2-core machine, more beside a busy process.
+CACHE_RATIO = 1.5
+CACHE_MARGIN_US = 20.0
+HOST_CACHE_RATIO = 3.0
+HOST_CACHE_MARGIN_US = 2000.0
+WARMUP_SALT = 0x5A5A5A  # the draw the warm-ups run on: contents no timed call sees again
 
 
 @dataclass(frozen=True)
@@ -133,21 +152,51 @@ class CaseTiming:
     # first case), warm-ups with host-clock samples, samples and wall samples; and the other calls:
     # the checked calls after it, refills), so a run shows where its timing goes.
     phases_s: dict[str, float] = field(default_factory=dict)
+    # Each side's first-sight calls, one per input set: its first call on contents it had never seen
+    # (none in records timed before them).
+    baseline_first_us: tuple[float, ...] = ()
+    candidate_first_us: tuple[float, ...] = ()
+
+    @property
+    def baseline_us(self) -> float:
+        return counted_us(self.baseline, self.baseline_first_us)
+
+    @property
+    def candidate_us(self) -> float:
+        return counted_us(self.candidate, self.candidate_first_us)
 
     @property
     def speedup(self) -> float:
-        return self.baseline.median_us / self.candidate.median_us
+        return self.baseline_us / self.candidate_us
+
+    @property
+    def repeats_faster(self) -> str | None:
+        """Why the candidate's speed on repeated contents is memory, not compute: every first sight
+        the clock's ratio slower than most of its repeats (and by the clock's margin), where the
+        baseline's first sights are not. A cache slow on some repeats escapes the flag, not the
+        counted time (`counted_us`)."""
+        if not self.candidate_first_us:
+            return None
+        first, repeat = min(self.candidate_first_us), self.candidate.median_us
+        base = min(self.baseline_first_us) / self.baseline.median_us if self.baseline_first_us else 1.0
+        ratio, margin = (HOST_CACHE_RATIO, HOST_CACHE_MARGIN_US) if self.mode == "host" else \
+            (CACHE_RATIO, CACHE_MARGIN_US)
+        if first - repeat < margin or first < ratio * max(base, 1.0) * self.candidate.q3_us:
+            return None
+        return (f"faster on repeated inputs than on new ones (a cache): {repeat:.1f} us on repeats, "
+                f"{first:.1f} us at the fastest of {len(self.candidate_first_us)} first sights "
+                f"({first / repeat:.1f}x slower; the baseline's {base:.2f}x)")
 
     @property
     def floor_applies(self) -> bool:
         """Whether the floor is plausible: the native library does not beat it (measured on the H200,
         a `Sgeam` with beta = 0 and the _64 cases whose pools are mostly padding did, by up to 40x)."""
-        return bool(self.floor_us) and self.baseline.median_us >= FLOOR_SLACK * self.floor_us
+        return bool(self.floor_us) and self.baseline_us >= FLOOR_SLACK * self.floor_us
 
     @property
     def beyond_floor(self) -> bool:
         """Faster than moving the case's bytes allows: implausible, so flagged."""
-        return self.floor_applies and self.candidate.median_us < FLOOR_SLACK * self.floor_us
+        return self.floor_applies and self.candidate_us < FLOOR_SLACK * self.floor_us
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -162,9 +211,9 @@ class CaseTiming:
         Dgemv level with libcublas, both under that floor, was counted 0.92x instead of 1.00x)."""
         floor = self.floor_us
         if floor is not None and self.floor_applies:
-            bound = min(floor, self.baseline.median_us)
-            if self.candidate.median_us < bound:
-                return self.baseline.median_us / bound
+            bound = min(floor, self.baseline_us)
+            if self.candidate_us < bound:
+                return self.baseline_us / bound
         return self.speedup
 
     def to_dict(self) -> dict[str, Any]:
@@ -179,7 +228,17 @@ class CaseTiming:
         return cls(case=d["case"], overload=d["overload"], baseline=Stats(**d["baseline"]),
                    candidate=Stats(**d["candidate"]), baseline_wall_us=d["baseline_wall_us"],
                    candidate_wall_us=d["candidate_wall_us"], floor_us=d.get("floor_us"), mode=d["mode"],
-                   phases_s=d.get("phases_s", {}))
+                   phases_s=d.get("phases_s", {}), baseline_first_us=tuple(d.get("baseline_first_us", ())),
+                   candidate_first_us=tuple(d.get("candidate_first_us", ())))
+
+
+def counted_us(repeats: Stats, first_us: tuple[float, ...]) -> float:
+    """A side's time: the median of its repeated calls, never below its fastest first sight less
+    FIRST_SIGHT_SLACK (an answer kept from an earlier call gains nothing; the slack keeps the noise of
+    a few first sights from slowing an honest side)."""
+    if not first_us:
+        return repeats.median_us
+    return max(repeats.median_us, min(first_us) / (1 + FIRST_SIGHT_SLACK))
 
 
 def operator_speedup(timing: Verdict) -> float | None:
@@ -225,9 +284,10 @@ def _footprint(t: torch.Tensor) -> int:
 
 
 # A timed case's tensors a timing job holds at once, counted in copies of its inputs: two input sets,
-# their pristine copies, and the native call's and the error scale's copies while a truth is computed.
+# their pristine copies, the warm-ups' contents, and the native call's and the error scale's copies
+# while a truth is computed.
 # On the H200 cublasDgemmStridedBatched_64 (a 16 GiB case) never finished timing beside three other timers.
-TIMING_COPIES = 6
+TIMING_COPIES = 7
 
 
 def timing_bytes(op: Operator, tiers: tuple[str, ...]) -> int:
@@ -423,18 +483,30 @@ class CaseTimer:
         ov = self.op.overload(case.overload)
         first = self._on_device(inputs)
         sets = [first] + [self._on_device(inputs, k) for k in range(1, _set_count(first, self.config.input_sets))]
-        pristine = self._on_device(timed_as, "inputs", lambda: [clone_values(v) for v in sets]) if ov.writes else []
+        pristine = self._on_device(timed_as, "inputs", lambda: [clone_values(v) for v in sets])
         expected = [self._on_device(truth_of, v) for v in sets]
         candidate = [self._candidate(ov, v) for v in sets]
         native = [self._native(ov, v) for v in sets]
+        # Until its first sights, every set's buffers hold one other draw: what the warm-ups (and the
+        # first call, and the host-clock samples) see is never what a timed call is checked on.
+        warm = self._on_device(inputs, WARMUP_SALT)
+        for values in sets:
+            self._on_device(_refill, values, warm)
+        contents = [warm] * len(sets)
 
         def restore(i: int) -> None:
-            if pristine:
-                _refill(sets[i], pristine[i])
+            """An in-place call overwrites its inputs: each call gets the set's contents back."""
+            if ov.writes:
+                _refill(sets[i], contents[i])
 
-        def before(i: int) -> dict[str, Any]:
-            """The inputs of set i as a call receives them (an in-place call overwrites its own)."""
-            return pristine[i] if pristine else sets[i]
+        def reveal(i: int) -> None:
+            """Set i's own contents, written back into its buffers: new to both sides."""
+            contents[i] = pristine[i]
+            _refill(sets[i], pristine[i])
+
+        def keep(i: int, out: Any) -> list[Any]:
+            """A first sight's outputs, copied before a later call overwrites them."""
+            return [x.clone() if isinstance(x, torch.Tensor) else x for x in outputs_of(ov, out, sets[i])]
 
         if self._first_call:
             self._first_call = False
@@ -446,16 +518,24 @@ class CaseTimer:
             phases["first call"] = time.perf_counter() - t0 - (waited() - w0) - (compiled() - c0)
         t0, w0, c0 = time.perf_counter(), waited(), compiled()
         with self._exclusive():
-            measured = self._measure(ov, candidate, native, len(sets), restore)
-        samples, last, graph_outputs, walls_c, walls_n, mode, parts = measured
+            measured = self._measure(ov, candidate, native, len(sets), restore, reveal, keep)
+        del warm  # every set shows its own contents now
+        samples, firsts, seen, last, graph_outputs, walls_c, walls_n, mode, parts = measured
         # the measured section by part; the warm-ups (which compile, letting go of the device) are
         # what is left of it once compiling and the waits to hold the device again are taken out
         parts["warm-ups"] = time.perf_counter() - t0 - (waited() - w0) - (compiled() - c0) - \
-            parts["probe"] - parts["samples"] - parts["walls"]
+            parts["probe"] - parts["first sights"] - parts["samples"] - parts["walls"]
         phases.update(parts)
         cand = Stats.of([s.device_us for s in samples["candidate"]])
         base = Stats.of([s.device_us for s in samples["baseline"]])
         wall_c, wall_n = (statistics.median(w[1] for w in walls) for walls in (walls_c, walls_n))
+
+        for i, outputs in enumerate(seen):  # the first sights' outputs
+            problem = self._on_device(check, self.op, ov, pristine[i], outputs, expected[i], self.seed)
+            if problem:
+                raise TimingFailure(Status.WRONG_RESULT, f"on its first sight of input set {i} (new contents in "
+                                                         f"the buffers its warm-ups used), {problem} (a result "
+                                                         f"cached across calls?)")
 
         def timed_output(i: int) -> str | None:
             if ov.writes or i not in last:
@@ -463,41 +543,34 @@ class CaseTimer:
                 out = self._call(candidate[i])
             else:
                 out = graph_outputs[i] if graph_outputs else last[i]
-            return check(self.op, ov, before(i), outputs_of(ov, out, sets[i]), expected[i], self.seed)
+            return check(self.op, ov, pristine[i], outputs_of(ov, out, sets[i]), expected[i], self.seed)
 
-        for i in range(len(sets)):  # the timed calls' own outputs
+        for i in range(len(sets)):  # the repeated calls' own outputs
             problem = self._on_device(timed_output, i)
             if problem:
                 raise TimingFailure(Status.WRONG_RESULT, f"after timing (input set {i}), {problem}")
-        self._on_device(lambda: _refill(sets[0], inputs(0x5A5A5A)))
-        truth = self._on_device(truth_of, sets[0])
-
-        def fresh_output() -> tuple[str | None, Any]:
-            fresh = timed_as("inputs", clone_values, sets[0])
-            out = self._call(candidate[0])
-            return check(self.op, ov, fresh, outputs_of(ov, out, sets[0]), truth, self.seed), out
-
-        problem, out = self._on_device(fresh_output)
-        if problem:
-            raise TimingFailure(Status.WRONG_RESULT, f"after new contents were written into the timed inputs, "
-                                                     f"{problem} (a result cached across calls?)")
         if threading.active_count() > threads:
             raise TimingFailure(Status.HACK_TIMING, f"{threading.active_count() - threads} thread(s) started "
                                                     "by the candidate's calls")
         floor = None
         if self.bandwidth:
-            moved = self._on_device(traffic_bytes, self.op, ov, sets[0], outputs_of(ov, out, sets[0]))
+            moved = self._on_device(traffic_bytes, self.op, ov, sets[0], seen[0])
             floor = moved / self.bandwidth * 1e6
         phases["waits"] = waited() - waited_before  # for other timing workers' holds of the device
         phases["compile"] = compiled() - compiled_before
         phases["calls"] = time.perf_counter() - start - sum(phases.values())
-        return CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
-                          {k: round(v, 4) for k, v in phases.items()})
+        timing = CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
+                            {k: round(v, 4) for k, v in phases.items()},
+                            tuple(firsts["baseline"]), tuple(firsts["candidate"]))
+        if timing.repeats_faster:
+            raise TimingFailure(Status.HACK_TIMING, timing.repeats_faster)
+        return timing
 
     def _measure(self, ov: Overload, candidate: list[Callable[[], Any]], native: list[Callable[[], Any]],
-                 n_sets: int, restore: Callable[[int], None]) -> tuple[Any, ...]:
-        """The measured section, alone on the device: warm-ups (compiles and autotunes), the
-        interleaved samples of both sides, and the host-clock samples."""
+                 n_sets: int, restore: Callable[[int], None], reveal: Callable[[int], None],
+                 keep: Callable[[int, Any], list[Any]]) -> tuple[Any, ...]:
+        """The measured section, alone on the device: warm-ups (compiles and autotunes), the first
+        sights, the interleaved samples of both sides, and the host-clock samples."""
         marks = [time.perf_counter()]
         self.bandwidth  # noqa: B018 - measured once per operator, alone on the device
         marks.append(time.perf_counter())
@@ -537,6 +610,20 @@ class CaseTimer:
             mode = "graph"
 
         marks.append(time.perf_counter())
+        # One set at a time its own contents, then each side's first call on them (the order flips
+        # every set): a candidate that reads every set's buffers at its first sight of one finds the
+        # others still holding the warm-ups' contents.
+        firsts: dict[str, list[float]] = {"baseline": [], "candidate": []}
+        seen = []
+        for i in range(n_sets):
+            for side in ("candidate", "baseline") if i % 2 == 0 else ("baseline", "candidate"):
+                reveal(i)
+                with self._side(side):
+                    sample, out = self.clock.measure(timed[side][i])
+                firsts[side].append(sample.device_us)
+                if side == "candidate":
+                    seen.append(keep(i, graph_outputs[i] if graph_outputs else out))
+        marks.append(time.perf_counter())
         samples: dict[str, list[Sample]] = {"baseline": [], "candidate": []}
         last: dict[int, Any] = {}
         elapsed_us = 0.0
@@ -574,8 +661,9 @@ class CaseTimer:
         if mode == "events":
             self._check_host_clock(samples, walls_c, walls_n)
         marks.append(time.perf_counter())
-        parts = {part: b - a for part, a, b in zip(("probe", "warm-ups", "samples", "walls"), marks, marks[1:])}
-        return samples, last, graph_outputs, walls_c, walls_n, mode, parts
+        parts = {part: b - a for part, a, b in zip(("probe", "warm-ups", "first sights", "samples", "walls"),
+                                                    marks, marks[1:])}
+        return samples, firsts, seen, last, graph_outputs, walls_c, walls_n, mode, parts
 
     def _check_host_clock(self, samples: dict[str, list[Sample]], walls_c: list[tuple[float, float]],
                           walls_n: list[tuple[float, float]]) -> None:
