@@ -14,7 +14,8 @@
 #   cheats    the CUDA-only cheats (L3, TF32, side stream)
 #   corpus    the whole cheat corpus on the GPU
 #   genuine   the genuine corpus (honest kernels in many idioms): every layer on small+large, timed
-#   aa        A/A: the native baseline timed against itself on every perf case
+#   aa        A/A: the native baseline timed against itself on every perf case (of KGB_AA_OPS, default
+#             the 16-operator slice)
 #   caches    the answer caches of the cheat corpus, judged, timed, and beside their no-cache twins
 #             (KGB_CACHES_BEFORE=DIR: each timed alone by the package in DIR/src instead, an older
 #             checkout's, carried; KGB_CACHES: only these file stems)
@@ -54,6 +55,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 db=runs/h200.db
 run=${KGB_RUN_NAME:-h200-reference}  # run1's name (KGB_OPS or KGB_SOURCE: its operators; KGB_QUICK=1: quick timing;
 perf=--perf; [ "${KGB_PERF:-1}" = 0 ] && perf=--no-perf  # KGB_PERF=0: judge only, time in a later call)
+# the 16-operator slice: the A/A's operators unless KGB_AA_OPS names others
+slice=cublas::cublasSaxpy_v2,aten::index_select,vllm::rotary_embedding,aten::rsqrt,aten::softmax,aten::cumsum
+slice=$slice,cublas::cublasDgemv_v2,vllm::fused_add_rms_norm,aten::mul,aten::add,aten::sum,aten::silu,aten::mean
+slice=$slice,cublas::cublasSgemm_v2,vllm::rms_norm,aten::mm
 box=; [ -n "${KGB_NO_SANDBOX:-}" ] && box=--no-sandbox  # KGB_NO_SANDBOX=1: run1 unconfined (the sandbox's cost)
 for step in "$@"; do
   left=$((end - SECONDS))
@@ -104,7 +109,7 @@ PY
               -k "tf32_matmul or library_kernel_on_device or timing_side_stream" 2>&1 | tee "$out/cheats-cuda.log" ;;
     random) $t "$py" benchmarks/random_judge.py --device cuda --seeds "${KGB_RANDOM_SEEDS:-100}" \
               --large-seeds "${KGB_RANDOM_LARGE_SEEDS:-3}" --out "$out" 2>&1 | tee "$out/random-judge.log" ;;
-    aa) $t "$py" benchmarks/speed.py aa --out "$out" 2>&1 | tee "$out/aa.log" ;;
+    aa) $t "$py" benchmarks/speed.py aa --out "$out" --ops "${KGB_AA_OPS:-$slice}" 2>&1 | tee "$out/aa.log" ;;
     caches) if [ -n "${KGB_CACHES_BEFORE:-}" ]; then
               PYTHONPATH="$PWD/$KGB_CACHES_BEFORE/src" $t "$py" benchmarks/cache_cheats.py --out "$out" --before \
                 --tag cache-cheats-before-h200 --only "${KGB_CACHES:-}" 2>&1 | tee "$out/caches-before.log"

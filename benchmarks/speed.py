@@ -53,6 +53,9 @@ class NativeAsCandidate:
         return self.op.native(self.device, ov)(*args, **kwargs)
 
 
+AA_WITHIN = 0.01  # issue 35: A/A within 1.00 +/- 0.01 through the first-sight protocol
+
+
 def write(out: Path, name: str, title: str, ok: bool | None, summary: str, header: list[str], rows: list[list[Any]],
           data: dict[str, Any], env: dict[str, Any] | None = None) -> None:
     """`ok` None: a measurement with no goal. `env`: where the figures were measured (a stored
@@ -71,6 +74,8 @@ def write(out: Path, name: str, title: str, ok: bool | None, summary: str, heade
 
 
 def aa(out: Path, ops: list[Operator]) -> bool:
+    """Goal: every operator within 1.00 +/- AA_WITHIN, through the whole protocol, first sights
+    included (each side's counted time may be lifted by its first sights: how often, per side)."""
     clock = CudaClock("cuda")
     config = TimingConfig()
     rows, data = [], []
@@ -80,17 +85,20 @@ def aa(out: Path, ops: list[Operator]) -> bool:
         speedups = [c.speedup for c in cases]
         g = geomean(speedups)
         worst = max(cases, key=lambda c: abs(c.speedup - 1))
+        lifted = [sum(c.baseline_us > c.baseline.median_us for c in cases),
+                  sum(c.candidate_us > c.candidate.median_us for c in cases)]
         rows.append([op.id, len(cases), f"{g:.4f}", f"{min(speedups):.3f}", f"{max(speedups):.3f}",
                      f"{statistics.median(c.candidate.iqr_us / c.candidate.median_us for c in cases) * 100:.1f}",
-                     "yes" if abs(g - 1) <= 0.02 else "NO"])
+                     f"{lifted[0]} / {lifted[1]}", "yes" if abs(g - 1) <= AA_WITHIN else "NO"])
         data.append({"op": op.id, "geomean": g, "cases": [c.to_dict() for c in cases], "worst_case": worst.case})
         print(f"{op.id}: {g:.4f} over {len(cases)} cases", flush=True)
-    ok = all(abs(d["geomean"] - 1) <= 0.02 for d in data)
+    ok = all(abs(d["geomean"] - 1) <= AA_WITHIN for d in data)
     spread = max(abs(d["geomean"] - 1) for d in data)
     write(out, "aa-h200", "A/A: the native baseline timed against itself", ok,
-          f"every operator's speed-up within 1.00 +/- 0.02 (largest deviation {spread:.4f}) over "
+          f"every operator's speed-up within 1.00 +/- {AA_WITHIN} (largest deviation {spread:.4f}) over "
           f"{sum(len(d['cases']) for d in data)} performance cases", ["operator", "cases", "speed-up geomean (x)",
-          "lowest case (x)", "highest case (x)", "median IQR / median (%)", "within 2%"], rows,
+          "lowest case (x)", "highest case (x)", "median IQR / median (%)",
+          "cases whose first sight lifted the time (baseline / candidate)", f"within {AA_WITHIN:.0%}"], rows,
           {"operators": data, "clock": clock.describe(), "config": config.__dict__})
     return ok
 
