@@ -105,7 +105,7 @@ def test_traffic_counts_each_buffer_once_and_a_gather_only_its_rows():
 # `mul` was registered, which then received the harness's bool masks.
 @pytest.mark.sweep
 @pytest.mark.parametrize("op", ["aten::silu", "aten::add", "aten::mul", "vllm::fused_add_rms_norm",
-                                "cublas::cublasSaxpy_v2"])
+                                "cublas::cublasSaxpy_v2", "vllm::copy_blocks_mla"])
 def test_shipped_solution_passes_timing_and_every_case_is_timed(op):
     code = candidate_path(solutions_dir(), op).read_text()
     v = judge(Request(op, code, INTERPRETER, 5, Plan(INTERPRETER.sizes), timing=QUICK))

@@ -316,11 +316,18 @@ def _check(op: Operator, ov: Overload, inputs: dict[str, Any], produced: list[An
 
 
 def _refill(values: dict[str, Any], fresh: dict[str, Any]) -> None:
-    """Write new contents into the same buffers (same pointers, shapes and strides); an array of
-    device pointers keeps its own addresses (the same offsets into the refilled backing)."""
+    """Write new contents into the same buffers (same pointers, shapes and strides), in lists too (a
+    KV cache per layer); an array of device pointers keeps its own addresses (the same offsets into the
+    refilled backing)."""
+    def refill(t: Any, new: Any) -> None:
+        if isinstance(t, (list, tuple)):
+            for a, b in zip(t, new):
+                refill(a, b)
+        elif isinstance(t, torch.Tensor) and t.numel() and 0 not in t.stride() and pointees(t) is None:
+            t.copy_(new)
+
     for name, t in values.items():
-        if isinstance(t, torch.Tensor) and t.numel() and 0 not in t.stride() and pointees(t) is None:
-            t.copy_(fresh[name])
+        refill(t, fresh[name])
 
 
 SELF_TUNING_WORDS = ("autotune", "do_bench")  # Triton's autotuner, and a benchmark a candidate runs itself
