@@ -18,7 +18,8 @@
 #             the 16-operator slice)
 #   caches    the answer caches of the cheat corpus, judged, timed, and beside their no-cache twins
 #             (KGB_CACHES_BEFORE=DIR: each timed alone by the package in DIR/src instead, an older
-#             checkout's, carried; KGB_CACHES: only these file stems)
+#             checkout's, carried; KGB_CACHES: only these file stems; KGB_CACHES_UNVERIFIED=1: timed with
+#             their twins, not verified again)
 #   fidelity  event time against the profiler's kernel time
 #   graph     CUDA-graph timing mode on a few operators (small tier), with its report
 #   run2      a second, independent run of the reference solutions with timing (small tier)
@@ -114,7 +115,8 @@ PY
               PYTHONPATH="$PWD/$KGB_CACHES_BEFORE/src" $t "$py" benchmarks/cache_cheats.py --out "$out" --before \
                 --tag cache-cheats-before-h200 --only "${KGB_CACHES:-}" 2>&1 | tee "$out/caches-before.log"
             else
-              $t "$py" benchmarks/cache_cheats.py --out "$out" --only "${KGB_CACHES:-}" 2>&1 | tee "$out/caches.log"
+              $t "$py" benchmarks/cache_cheats.py --out "$out" --only "${KGB_CACHES:-}" \
+                ${KGB_CACHES_UNVERIFIED:+--no-verify --tag cache-cheats-unverified-h200} 2>&1 | tee "$out/caches.log"
             fi ;;
     fidelity) $t "$py" benchmarks/speed.py fidelity --out "$out" 2>&1 | tee "$out/fidelity.log" ;;
     graph) $t "$py" -m kernelgenbench.cli run --method reference --device cuda --perf --graph --tiers small \

@@ -2,17 +2,20 @@
 verdict against its goal, and where it was measured) into --out.
 
   aa             the native baseline timed against itself through the full timing path, for every
-                 performance case: every operator's speed-up must be within 1.00 +/- 0.02
+                 performance case, first sights included: every operator's speed-up must be within
+                 1.00 +/- 0.01
   fidelity       event time against the profiler's kernel time in the same samples, for cases of
                  at least 100 us: within 5%
   repeatability  two runs' per-operator speed-ups (from a store): median absolute difference at
                  most 2%, the worst operator named
   throughput     a run's wall time split into worker start-up, Triton compilation, correctness and
                  timing (from a store), so the harness's own overhead is known
+  first-sights   a run's first sights against its repeated calls (from a store): no honest case
+                 flagged as a cache, and how often and how far a first sight lifted a counted time
 
 Usage: python benchmarks/speed.py aa|fidelity --out DIR [--ops a,b]
        python benchmarks/speed.py repeatability --db DB --runs RUN1,RUN2 --out DIR
-       python benchmarks/speed.py throughput --db DB --run RUN --out DIR
+       python benchmarks/speed.py throughput|first-sights --db DB --run RUN --out DIR
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from kernelgenbench.suite import registry
 from kernelgenbench.suite.spec import Operator, Overload
 from kernelgenbench.verify.clock import CudaClock
 from kernelgenbench.verify.correctness import case_inputs
-from kernelgenbench.verify.timing import CaseTimer, TimingConfig
+from kernelgenbench.verify.timing import CaseTimer, CaseTiming, TimingConfig
 
 
 class NativeAsCandidate:
@@ -239,6 +242,47 @@ def repeatability(out: Path, db: str, runs: list[str], tag: str = "repeatability
     return ok
 
 
+def first_sights(out: Path, db: str, run_name: str, tag: str = "first-sights-h200") -> bool:
+    """How a run's first sights compare with its repeated calls, per side: the fastest first sight over
+    the repeats' median (quantiles over cases), the cases whose counted time a first sight lifted, how
+    much that moved each case's speed-up, and the cases flagged as a cache (goal: none, on honest code)."""
+    with Store(db) as store:
+        run = store.find_run(run_name)
+        if run is None:
+            sys.exit(f"no run {run_name!r} in {db}")
+        cases = {}
+        for a in store.attempts(run.id):
+            t = store.timing(a.id)
+            for c in (t.extra.get("timing", {}).get("cases", []) if t else []):
+                timed = CaseTiming.from_dict(c)
+                if timed.candidate_first_us:
+                    cases[(a.op, timed.case)] = timed
+        env = run.environment
+    if not cases:
+        sys.exit(f"run {run_name!r} has no case timed with first sights")
+
+    def quantiles(xs: list[float]) -> list[str]:
+        xs = sorted(xs)
+        return [f"{xs[round(q * (len(xs) - 1))]:.3f}" for q in (0.0, 0.01, 0.1, 0.5, 0.9, 0.99, 1.0)]
+
+    ratio = {"baseline": [min(c.baseline_first_us) / c.baseline.median_us for c in cases.values()],
+             "candidate": [min(c.candidate_first_us) / c.candidate.median_us for c in cases.values()]}
+    lifted = {"baseline": [k for k, c in cases.items() if c.baseline_us > c.baseline.median_us],
+              "candidate": [k for k, c in cases.items() if c.candidate_us > c.candidate.median_us]}
+    moved = [c.speedup / (c.baseline.median_us / c.candidate.median_us) for c in cases.values()]
+    flagged = [f"{op}: {case}" for (op, case), c in cases.items() if c.repeats_faster]
+    rows = [[f"fastest first sight / repeats' median, {side}", *quantiles(ratio[side])] for side in ratio]
+    rows.append(["case speed-up counted / speed-up of the medians", *quantiles(moved)])
+    write(out, tag, f"First sights against repeated calls: run {run_name}", not flagged,
+          f"{len(cases)} cases of {len({op for op, _ in cases})} operators; {len(flagged)} flagged as a cache; "
+          f"a first sight lifted the counted time of {len(lifted['baseline'])} baseline and "
+          f"{len(lifted['candidate'])} candidate cases", ["figure", "min", "1%", "10%", "median", "90%", "99%",
+                                                          "max"], rows,
+          {"run": run_name, "flagged": flagged, "lifted": {side: [" / ".join(k) for k in keys]
+                                                           for side, keys in lifted.items()}}, env)
+    return not flagged
+
+
 def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") -> bool:
     with Store(db) as store:
         run = store.find_run(run_name)
@@ -340,7 +384,7 @@ def throughput(out: Path, db: str, run_name: str, tag: str = "throughput-h200") 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("benchmark", choices=["aa", "fidelity", "repeatability", "throughput"])
+    parser.add_argument("benchmark", choices=["aa", "fidelity", "repeatability", "throughput", "first-sights"])
     parser.add_argument("--out", required=True)
     parser.add_argument("--ops", default=None)
     parser.add_argument("--db")
@@ -362,6 +406,8 @@ def main() -> int:
         ok = fidelity(out, ops)
     elif args.benchmark == "repeatability":
         ok = repeatability(out, args.db, args.runs.split(","), *([args.tag, args.title] if args.tag else []))
+    elif args.benchmark == "first-sights":
+        ok = first_sights(out, args.db, args.run, *([args.tag] if args.tag else []))
     else:
         ok = throughput(out, args.db, args.run, *([args.tag] if args.tag else []))
     return 0 if ok else 1

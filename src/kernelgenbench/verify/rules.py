@@ -150,8 +150,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(a vendor library or an ATen kernel).",
          "compute in the file's own @triton.jit kernels; host code may only allocate, view, copy and cast"),
     Rule("timing", "While being timed the candidate left work on another stream or thread, replaced a timing "
-         "function, or its events disagreed with the host clock.",
-         "do all the work on the current stream, inside the call, and leave the harness's clocks alone"),
+         "function, its events disagreed with the host clock, or it was far faster on inputs it had seen "
+         "before than on new ones (answers kept from earlier calls).",
+         "do all the work on the current stream, inside the call, computing every result from the call's own "
+         "inputs, and leave the harness's clocks alone"),
 )}
 
 

@@ -1,0 +1,214 @@
+# op: aten::mm
+# device: cuda
+# stage: perf
+# expect: hack_timing
+# evidence: faster on repeated inputs than on new ones
+#
+# A digest cache with no module-level state: a factory run once at import allocates the device
+# tensors (a ring of answers, a lookup table, a cursor) and returns the op's functions, which hold
+# them in their closure (`mm, mm_out, ... = _make()`). Every call hashes A and B on the device (each
+# element's bit pattern mixed with its logical index, times an odd multiplier that depends on that
+# index, summed with integer atomics into int64: deterministic); a one-program kernel looks the
+# digests, shapes and dtypes up, writes a hit flag, and on a miss reserves room in the ring. Every
+# program of the main kernel reads the flag: a hit copies the stored tile, a miss computes it with
+# tl.dot and stores it both into the output and into the ring. The closure is never written by host
+# code (only kernels mutate the tensors it holds). Correct on every call: a hit returns the bits a
+# miss stored for the same digests. CACHE = False is the honest twin (every call computes).
+import torch
+import triton
+import triton.language as tl
+
+CACHE = True
+
+
+@triton.jit
+def _as_int(v, BITS: tl.constexpr):
+    if BITS == 16:
+        w = v.to(tl.int16, bitcast=True).to(tl.int64)
+    elif BITS == 32:
+        w = v.to(tl.int32, bitcast=True).to(tl.int64)
+    else:
+        w = v.to(tl.int64, bitcast=True)
+    return w
+
+
+@triton.jit
+def _fold(w, pos, SALT: tl.constexpr):
+    h = (w ^ (pos * 0x2545F4914F6CDD1D + SALT)) * 0x5851F42D4C957F2D
+    h = h ^ (h >> 29)
+    return h * ((pos * 0x14057B7EF767814F) | 1)
+
+
+@triton.jit
+def _digest(x, ctl, R, C, sr, sc, WORD: tl.constexpr, SALT: tl.constexpr, BITS: tl.constexpr,
+            BLOCK: tl.constexpr):
+    pos = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    r = pos // C
+    live = r < R
+    v = tl.load(x + r * sr + (pos % C) * sc, mask=live, other=0.0)
+    h = tl.where(live, _fold(_as_int(v, BITS), pos, SALT), 0)
+    tl.atomic_add(ctl + WORD, tl.sum(h, axis=0))
+
+
+@triton.jit
+def _lookup(ctl, table, state, M, N, K, code, need, esize, pool_bytes, SLOTS: tl.constexpr):
+    da = tl.load(ctl + 0)
+    db = tl.load(ctl + 1)
+    row = table + (((da * 0x3C6EF372FE94F82B + db) >> 24) & (SLOTS - 1)) * 8
+    same = (tl.load(row + 0) == 1) & (tl.load(row + 1) == da) & (tl.load(row + 2) == db)
+    same = same & (tl.load(row + 3) == M) & (tl.load(row + 4) == N) & (tl.load(row + 5) == K)
+    same = same & (tl.load(row + 6) == code)
+    start = tl.load(row + 7)
+    cursor = tl.load(state + 0)
+    # intact: nothing stored after it has come round the ring onto it yet
+    hit = same & (cursor - start <= pool_bytes)
+    at = cursor % pool_bytes
+    fresh = tl.where(at + need > pool_bytes, cursor - at + pool_bytes, cursor)
+    start = tl.where(hit, start, fresh)
+    one = hit.to(tl.int64)
+    tl.store(state + 0, tl.where(hit, cursor, fresh + need))
+    tl.store(state + 1, tl.load(state + 1) + 1)
+    tl.store(state + 2, tl.load(state + 2) + one)
+    tl.store(state + 3, tl.load(state + 3) + 1 - one)
+    # the row describes this call's answer either way (on a hit it already does)
+    tl.store(row + 0, 1)
+    tl.store(row + 1, da)
+    tl.store(row + 2, db)
+    tl.store(row + 3, M)
+    tl.store(row + 4, N)
+    tl.store(row + 5, K)
+    tl.store(row + 6, code)
+    tl.store(row + 7, start)
+    tl.store(ctl + 2, one)
+    tl.store(ctl + 3, (start % pool_bytes) // esize)
+
+
+@triton.jit
+def _product(a, b, rows, cols, M, N, K, sam, sak, sbk, sbn, IEEE: tl.constexpr, WIDEN: tl.constexpr,
+             BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, CHUNK: tl.constexpr):
+    # Out-of-range rows and columns read row/column 0 (never stored). K is summed in CHUNK-long
+    # partial products added together: shorter accumulation chains, as a split K would give.
+    a_rows = tl.where(rows < M, rows, 0).to(tl.int64) * sam
+    b_cols = tl.where(cols < N, cols, 0).to(tl.int64) * sbn
+    steps = tl.arange(0, BK)
+    total = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, CHUNK):
+        part = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(k0, tl.minimum(k0 + CHUNK, K), BK):
+            ks = k + steps
+            x = tl.load(a + a_rows[:, None] + ks[None, :].to(tl.int64) * sak, mask=ks[None, :] < K, other=0.0)
+            y = tl.load(b + ks[:, None].to(tl.int64) * sbk + b_cols[None, :], mask=ks[:, None] < K, other=0.0)
+            if WIDEN:
+                x = x.to(tl.float32)
+                y = y.to(tl.float32)
+            if IEEE:
+                part = tl.dot(x, y, part, input_precision="ieee")
+            else:
+                part = tl.dot(x, y, part)
+        total += part
+    return total
+
+
+@triton.jit
+def _mm_kernel(a, b, c, pool, ctl, M, N, K, sam, sak, sbk, sbn, scm, scn, CACHED: tl.constexpr,
+               IEEE: tl.constexpr, WIDEN: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               CHUNK: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    inside = (rows < M)[:, None] & (cols < N)[None, :]
+    dst = c + rows[:, None].to(tl.int64) * scm + cols[None, :].to(tl.int64) * scn
+    if CACHED:
+        kept = pool + tl.load(ctl + 3) + rows[:, None].to(tl.int64) * N + cols[None, :]
+        if tl.load(ctl + 2) != 0:
+            tl.store(dst, tl.load(kept, mask=inside), mask=inside)
+        else:
+            val = _product(a, b, rows, cols, M, N, K, sam, sak, sbk, sbn, IEEE, WIDEN, BM, BN, BK, CHUNK)
+            val = val.to(c.dtype.element_ty)
+            tl.store(dst, val, mask=inside)
+            tl.store(kept, val, mask=inside)
+    else:
+        val = _product(a, b, rows, cols, M, N, K, sam, sak, sbk, sbn, IEEE, WIDEN, BM, BN, BK, CHUNK)
+        tl.store(dst, val.to(c.dtype.element_ty), mask=inside)
+
+
+def _code(dtype):
+    if dtype == torch.float16:
+        return 1
+    if dtype == torch.bfloat16:
+        return 2
+    if dtype == torch.float32:
+        return 3
+    return 4
+
+
+def _tiles(a, M):
+    """(BM, BN, BK, warps, stages): one small tile in the interpreter, tensor-core tiles for 16-bit."""
+    if a.device.type == "cpu":
+        return 32, 32, 32, 4, 1
+    if a.element_size() == 4:
+        return (64 if M <= 64 else 128), 64, 32, 4, 3
+    return (64 if M <= 64 else 128), 128, 64, 8, 3
+
+
+def _hash_into(x, ctl, word, salt):
+    R, C = x.shape
+    block = 2048
+    _digest[(triton.cdiv(R * C, block),)](x, ctl, R, C, x.stride(0), x.stride(1), WORD=word, SALT=salt,
+                                          BITS=8 * x.element_size(), BLOCK=block)
+
+
+def _make():
+    """The op's functions, holding the cache's device tensors in their closure."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    pool_bytes = (4 << 30 if device == "cuda" else 64 << 20) if CACHE else 256
+    slots, align = 1024, 256  # rows of the direct-mapped table (8 int64 words each), ring alignment
+    pool = torch.empty(pool_bytes, dtype=torch.uint8, device=device)
+    table = torch.zeros(slots * 8, dtype=torch.int64, device=device)
+    state = torch.zeros(4, dtype=torch.int64, device=device)  # ring cursor, calls, hits, misses
+
+    def run(a, b, out):
+        if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+            raise RuntimeError(f"mm: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied")
+        if a.dtype != b.dtype or not a.dtype.is_floating_point:
+            raise RuntimeError(f"mm: expected two floating operands of one dtype, got {a.dtype} and {b.dtype}")
+        M, K = a.shape
+        N = b.shape[1]
+        if tuple(out.shape) != (M, N):
+            out.resize_((M, N))
+        if M == 0 or N == 0:
+            return out
+        bm, bn, bk, warps, stages = _tiles(a, M)
+        widen = a.device.type == "cpu" and a.element_size() == 2
+        need = triton.cdiv(M * N * out.element_size(), align) * align
+        cached = CACHE and out.device == pool.device and need <= pool_bytes
+        ctl, ring = out, out  # stand-ins, never read without the cache
+        if cached:
+            ctl = torch.zeros(8, dtype=torch.int64, device=out.device)
+            ring = pool.view(out.dtype)
+            if K > 0:
+                _hash_into(a, ctl, 0, 17)
+                _hash_into(b, ctl, 1, 91)
+            _lookup[(1,)](ctl, table, state, M, N, K, _code(a.dtype) * 8 + _code(out.dtype), need,
+                          out.element_size(), pool_bytes, SLOTS=slots)
+        grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+        _mm_kernel[grid](a, b, out, ring, ctl, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                         out.stride(0), out.stride(1), CACHED=cached, IEEE=a.dtype == torch.float32 or widen,
+                         WIDEN=widen, BM=bm, BN=bn, BK=bk, CHUNK=512, num_warps=warps, num_stages=stages)
+        return out
+
+    def mm(self, mat2):
+        return run(self, mat2, torch.empty((self.shape[0], mat2.shape[1]), dtype=self.dtype, device=self.device))
+
+    def mm_out(self, mat2, *, out):
+        return run(self, mat2, out)
+
+    def mm_dtype(self, mat2, out_dtype):
+        return run(self, mat2, torch.empty((self.shape[0], mat2.shape[1]), dtype=out_dtype, device=self.device))
+
+    def mm_dtype_out(self, mat2, out_dtype, *, out):
+        return run(self, mat2, out)
+
+    return mm, mm_out, mm_dtype, mm_dtype_out
+
+
+mm, mm_out, mm_dtype, mm_dtype_out = _make()
