@@ -25,6 +25,12 @@ def _salt() -> str:
     return os.environ.get("KGB_SWEEP_SALT") or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
 
 
+def pytest_configure(config):
+    """One salt for the whole session: pytest-xdist's workers collect on their own, and must sample
+    the same tests even if the session starts just before midnight (UTC)."""
+    os.environ.setdefault("KGB_SWEEP_SALT", _salt())
+
+
 def pytest_report_header(config):
     if config.getoption("--sweep") == "full":
         return "sweep: full"
