@@ -68,6 +68,26 @@ def test_workers_are_forked_from_one_server_that_is_replaced_when_it_dies(candid
     assert first.failing_case == plain.failing_case
 
 
+def test_a_parent_killed_outright_leaves_no_fork_server_or_folder_behind(tmp_path):
+    """A campaign killed with SIGKILL runs no clean-up: its server notices its line to the parent close,
+    ends, and removes its own folder (122 such folders had piled up in /tmp)."""
+    import signal
+
+    script = ("import os, sys\nfrom kernelgenbench.sandbox import forkserver\n"
+              "server = forkserver.server_for(dict(os.environ))\n"
+              "print(server.proc.pid, os.path.dirname(server.path), flush=True)\nsys.stdin.read()\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    pid, folder = parent.stdout.readline().split()
+    assert os.path.isdir(folder)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while (os.path.exists(folder) or os.path.exists(f"/proc/{pid}")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(folder) and not os.path.exists(f"/proc/{pid}")
+
+
 def test_a_forked_worker_reports_what_the_servers_start_cost(candidate, monkeypatch):
     """The first workers of a run wait for the server's start (12-14 s on the H200): each verdict
     says what its parts took, so a run shows where that time goes."""

@@ -19,6 +19,7 @@ import atexit
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -138,9 +139,7 @@ class ForkServer:
         for f in (self.proc.stdin, self.proc.stdout):
             if f is not None:
                 f.close()
-        if os.path.exists(self.path):
-            os.unlink(self.path)
-        os.rmdir(self._dir)
+        shutil.rmtree(self._dir, ignore_errors=True)  # the server removes it too when its parent goes
 
 
 _servers: dict[frozenset[tuple[str, str]], ForkServer] = {}  # in order of last use
@@ -337,6 +336,8 @@ def serve(path: str) -> None:
                     os.killpg(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+            # and its folder, which a parent killed outright never removed (122 were left in /tmp)
+            shutil.rmtree(os.path.dirname(path), ignore_errors=True)
             return
         if wake_r in ready:
             os.read(wake_r, 4096)
