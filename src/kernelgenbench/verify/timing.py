@@ -569,8 +569,9 @@ class CaseTimer:
         timing = CaseTiming(case.name, case.overload, base, cand, wall_n, wall_c, floor, mode,
                             {k: round(v, 4) for k, v in phases.items()},
                             tuple(firsts["baseline"]), tuple(firsts["candidate"]))
-        if timing.repeats_faster:
-            raise TimingFailure(Status.HACK_TIMING, timing.repeats_faster)
+        cache = timing.repeats_faster
+        if cache:
+            raise TimingFailure(Status.HACK_TIMING, cache)
         return timing
 
     def _measure(self, ov: Overload, candidate: list[Callable[[], Any]], native: list[Callable[[], Any]],
